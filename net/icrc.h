@@ -1,0 +1,97 @@
+/* net/icrc.h: the RoCEv2 invariant CRC over the masked IP/UDP/IB headers and
+ * payload, and the pseudo IP/UDP headers a sender computes it over.
+ */
+#ifndef EMU_NET_ICRC_H
+#define EMU_NET_ICRC_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The ICRC is the Ethernet/zlib CRC-32 (reflected, init and final xor all
+ * ones) over, in order:
+ *   8 bytes of 0xff         where InfiniBand has its LRH;
+ *   the IP header           IPv4: TOS, TTL and header checksum as ones;
+ *                           IPv6: traffic class, flow label, hop limit as
+ *                           ones (the version nibble is kept);
+ *   the UDP header          checksum as ones;
+ *   the BTH                 byte 4 (FECN, BECN, reserved) as ones;
+ *   the rest                extension headers, payload and pad, unmasked.
+ * The 32-bit result follows the payload least significant byte first, as
+ * the Ethernet FCS does. The masked fields are those a router may rewrite.
+ */
+
+#define ICRC_LEN		4
+#define ICRC_UDP_LEN		8
+#define ICRC_IPV4_LEN		20
+#define ICRC_IPV6_LEN		40
+/* Room for the largest pseudo header icrc_pseudo_*() writes. */
+#define ICRC_PSEUDO_MAX		(ICRC_IPV6_LEN + ICRC_UDP_LEN)
+
+/*
+ * A socket sender never sees the IP and UDP headers, yet the ICRC covers
+ * their unmasked fields. These build what the kernel will send for a
+ * datagram of dgram_len bytes (BTH through ICRC, exactly what sendmsg gets)
+ * into buf: IP header at buf, UDP header right after it. Ports are in host
+ * order, addresses in network order as in struct in_addr/in6_addr.
+ *
+ * The IPv4 header has identification 0 and DF set: what Linux puts on a
+ * datagram from an unconnected UDP socket with IP_PMTUDISC_DO (and what
+ * rdma_rxe sends). The masked fields are written as ones already.
+ *
+ * Returns the IP header length (20 or 40); the UDP header is at buf + that.
+ */
+size_t icrc_pseudo_v4(uint8_t *buf, const struct in_addr *src,
+		      const struct in_addr *dst, uint16_t sport,
+		      uint16_t dport, size_t dgram_len);
+size_t icrc_pseudo_v6(uint8_t *buf, const struct in6_addr *src,
+		      const struct in6_addr *dst, uint16_t sport,
+		      uint16_t dport, size_t dgram_len);
+
+/*
+ * The CRC so far over the LRH stand-in, ip (ip_len bytes, IPv4 with any
+ * options or IPv6 with any extension headers; the version nibble picks the
+ * masking), the 8-byte udp header and the 12-byte BTH at bth. Continue with
+ * icrc_update() over the rest of the IB headers and the payload, which may
+ * sit in any number of separate buffers. The value is in zlib's form: ready
+ * to be stored after the last update, or to be continued.
+ */
+uint32_t icrc_start(const void *ip, size_t ip_len, const void *udp,
+		    const void *bth);
+uint32_t icrc_update(uint32_t crc, const void *buf, size_t len);
+
+/*
+ * ICRC of a packet whose IB part (BTH through pad, ICRC excluded) is
+ * contiguous at ib, ib_len >= 12 bytes.
+ */
+uint32_t icrc_compute(const void *ip, size_t ip_len, const void *udp,
+		      const void *ib, size_t ib_len);
+
+/*
+ * True if the ICRC stored in the last 4 of the ib_len bytes at ib (BTH
+ * through ICRC, i.e. the whole UDP payload) matches the packet.
+ */
+bool icrc_check(const void *ip, size_t ip_len, const void *udp,
+		const void *ib, size_t ib_len);
+
+static inline void icrc_put(void *dst, uint32_t crc)
+{
+	uint8_t *p = dst;
+
+	p[0] = (uint8_t)crc;
+	p[1] = (uint8_t)(crc >> 8);
+	p[2] = (uint8_t)(crc >> 16);
+	p[3] = (uint8_t)(crc >> 24);
+}
+
+static inline uint32_t icrc_get(const void *src)
+{
+	const uint8_t *p = src;
+
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+#endif /* EMU_NET_ICRC_H */
