@@ -1,0 +1,29 @@
+/* Asynchronous event queue of one open context: a bounded ring behind an
+ * eventfd, so async_fd works with poll/epoll and honours O_NONBLOCK. */
+#ifndef EMU_ASYNC_H
+#define EMU_ASYNC_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#define EMU_ASYNC_RING 1024
+
+struct emu_async {
+	pthread_mutex_t lock;
+	int fd;				/* eventfd, semaphore mode */
+	unsigned int head, tail;	/* ring indexes, free-running */
+	uint64_t dropped;		/* events lost to a full ring */
+	struct ibv_async_event ring[EMU_ASYNC_RING];
+};
+
+int emu_async_init(struct emu_async *a);
+void emu_async_fini(struct emu_async *a);
+/* Queue an event; 0, or -ENOSPC when the ring is full (counted). */
+int emu_async_push(struct emu_async *a, const struct ibv_async_event *ev);
+/* Take the oldest event, blocking unless the fd was made non-blocking.
+ * 0, or -1 with errno (EAGAIN for a non-blocking fd with nothing queued). */
+int emu_async_pop(struct emu_async *a, struct ibv_async_event *ev);
+
+#endif

@@ -1,0 +1,411 @@
+/* The device registry and each device's life: building ports, endpoints and
+ * GID tables from the config, opening contexts, and raising device events. */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/netlink.h"
+
+static struct emu_device *registry[EMU_MAX_DEVICES];
+static unsigned int registry_len;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static int registry_built;
+
+/* Contexts are linked and unlinked under ctx_lock alone, so an event raised
+ * on the engine thread never waits for an open or close in progress. */
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void report(FILE *errf, const struct emu_device_config *cfg,
+		   uint32_t port, const char *what, int err)
+{
+	if (!errf)
+		return;
+	if (port)
+		fprintf(errf, "emuverbs: device %s: port %u: %s: %s\n",
+			cfg->name, port, what, strerror(err));
+	else
+		fprintf(errf, "emuverbs: device %s: %s: %s\n", cfg->name,
+			what, strerror(err));
+}
+
+/* The interface that owns an address, so GID entries carry the ndev_ifindex
+ * a RoCE NIC reports; 0 when no interface has it. */
+static uint32_t ifindex_of_addr(const struct in6_addr *a)
+{
+	struct ifaddrs *ifa, *i;
+	uint32_t idx = 0;
+
+	if (emu_addr_is_v4mapped(a) && a->s6_addr[12] == 127)
+		return if_nametoindex("lo");
+	if (getifaddrs(&ifa))
+		return 0;
+	for (i = ifa; i && !idx; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET &&
+		    emu_addr_is_v4mapped(a) &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
+			    a->s6_addr32[3])
+			idx = if_nametoindex(i->ifa_name);
+		if (i->ifa_addr->sa_family == AF_INET6 &&
+		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			    a, sizeof(*a)))
+			idx = if_nametoindex(i->ifa_name);
+	}
+	freeifaddrs(ifa);
+	return idx;
+}
+
+static void gid_changed(void *arg)
+{
+	struct emu_port *port = arg;
+	struct ibv_async_event ev = {
+		.element.port_num = (int)port->num,
+		.event_type = IBV_EVENT_GID_CHANGE,
+	};
+
+	emu_device_broadcast(port->dev, &ev);
+}
+
+static int port_setup_endpoint(struct emu_port *port, FILE *errf)
+{
+	const struct emu_port_config *pc = &port->cfg;
+	int rc;
+
+	port->ep.fd = -1;
+	if (pc->netdev[0]) {
+		rc = emu_endpoint_bind_netdev(&port->ep, pc->netdev);
+		if (rc) {
+			report(errf, &port->dev->cfg, port->num,
+			       "cannot bind to netdev", -rc);
+			return rc;
+		}
+		port->nl = emu_nl_open(pc->netdev, &port->gids, gid_changed,
+				       port, &rc);
+		if (!port->nl) {
+			report(errf, &port->dev->cfg, port->num,
+			       "cannot follow netdev addresses", rc);
+			return -rc;
+		}
+		port->ndev_ifindex = emu_nl_ifindex(port->nl);
+		return 0;
+	}
+	if (pc->has_address)
+		rc = emu_endpoint_bind_addr(&port->ep, &pc->address);
+	else
+		rc = emu_endpoint_claim_loopback(&port->ep);
+	if (rc) {
+		report(errf, &port->dev->cfg, port->num,
+		       pc->has_address ? "cannot bind address" :
+					 "cannot claim a loopback address",
+		       -rc);
+		return rc;
+	}
+	port->ndev_ifindex = ifindex_of_addr(&port->ep.addr);
+	emu_gid_table_add_addr(&port->gids, &port->ep.addr,
+			       port->ndev_ifindex);
+	return 0;
+}
+
+static int port_init(struct emu_device *dev, uint32_t num, FILE *errf)
+{
+	struct emu_port *port = &dev->ports[num - 1];
+	unsigned int i;
+	int rc;
+
+	port->dev = dev;
+	port->num = num;
+	port->cfg = dev->cfg.ports[num - 1];
+	port->ep.fd = -1;
+	atomic_store(&port->state, port->cfg.active ? IBV_PORT_ACTIVE :
+						      IBV_PORT_DOWN);
+	rc = emu_gid_table_init(&port->gids, num, port->cfg.gid_tbl_len);
+	if (rc) {
+		report(errf, &dev->cfg, num, "GID table", rc);
+		return -rc;
+	}
+	/* Static entries first, so the endpoint's pair lands around them. */
+	for (i = 0; i < port->cfg.n_static_gids; i++) {
+		const struct emu_static_gid *sg = &port->cfg.static_gids[i];
+
+		rc = emu_gid_table_set_static(&port->gids, sg->index, sg->raw,
+					      sg->type, 0);
+		if (rc) {
+			report(errf, &dev->cfg, num, "static GID", rc);
+			return -rc;
+		}
+	}
+	return port_setup_endpoint(port, errf);
+}
+
+static void port_fini(struct emu_port *port)
+{
+	if (port->nl)
+		emu_nl_close(port->nl);
+	port->nl = NULL;
+	emu_endpoint_close(&port->ep);
+	if (port->gids.slots)
+		emu_gid_table_fini(&port->gids);
+}
+
+/* A node GUID from the endpoint address: 02:'e':'m':'u' then the IPv4
+ * address (or a hash of the IPv6 one), unique per host on the wire and
+ * recognisable in captures. */
+static uint64_t guid_from_addr(const struct in6_addr *a, unsigned int index)
+{
+	uint64_t g = 0x02656d7500000000ull;
+	uint32_t low = 0;
+	unsigned int i;
+
+	if (emu_addr_is_v4mapped(a)) {
+		low = ntohl(a->s6_addr32[3]);
+	} else {
+		low = 2166136261u;
+		for (i = 0; i < 16; i++)
+			low = (low ^ a->s6_addr[i]) * 16777619u;
+		low ^= index;
+	}
+	return g | low;
+}
+
+struct emu_device *emu_device_create(const struct emu_device_config *cfg,
+				     unsigned int index, FILE *errf)
+{
+	struct emu_device *dev = calloc(1, sizeof(*dev));
+	uint32_t i;
+
+	if (!dev) {
+		report(errf, cfg, 0, "cannot allocate", ENOMEM);
+		return NULL;
+	}
+	dev->cfg = *cfg;
+	dev->index = index;
+	dev->nports = cfg->nports;
+	pthread_mutex_init(&dev->lock, NULL);
+	for (i = 0; i < EMU_MAX_PORTS; i++)
+		dev->ports[i].ep.fd = -1;
+	for (i = 1; i <= dev->nports; i++) {
+		if (port_init(dev, i, errf)) {
+			emu_device_destroy(dev);
+			return NULL;
+		}
+	}
+	dev->node_guid = cfg->node_guid ? cfg->node_guid :
+		guid_from_addr(&dev->ports[0].ep.addr, index);
+	if (!cfg->node_guid && dev->ports[0].nl)
+		dev->node_guid = guid_from_addr(&dev->ports[0].ep.addr,
+						dev->ports[0].ndev_ifindex);
+	dev->sys_image_guid = cfg->sys_image_guid ? cfg->sys_image_guid :
+						    dev->node_guid;
+
+	dev->ibdev.node_type = IBV_NODE_CA;
+	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
+	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "%s", cfg->name);
+	snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "uverbs%u",
+		 index);
+	/* Paths a kernel device would have; nothing exists there, so any
+	 * program reading sysfs through them gets a clean ENOENT. */
+	snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path),
+		 "/sys/class/infiniband_verbs/uverbs%u", index);
+	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
+		 "/sys/class/infiniband/%s", cfg->name);
+	return dev;
+}
+
+void emu_device_destroy(struct emu_device *dev)
+{
+	uint32_t i;
+
+	if (!dev)
+		return;
+	for (i = 0; i < dev->nports; i++)
+		port_fini(&dev->ports[i]);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+struct emu_port *emu_device_port(struct emu_device *dev, uint32_t port_num)
+{
+	if (!dev || port_num < 1 || port_num > dev->nports)
+		return NULL;
+	return &dev->ports[port_num - 1];
+}
+
+int emu_registry_init_from(const struct emu_config *cfg, FILE *errf)
+{
+	unsigned int i;
+	int problems = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	if (registry_built) {
+		pthread_mutex_unlock(&registry_lock);
+		return 0;
+	}
+	for (i = 0; i < cfg->ndevices; i++) {
+		struct emu_device *dev =
+			emu_device_create(&cfg->devices[i], registry_len, errf);
+
+		if (dev)
+			registry[registry_len++] = dev;
+		else
+			problems++;
+	}
+	registry_built = 1;
+	pthread_mutex_unlock(&registry_lock);
+	return problems;
+}
+
+int emu_registry_get(struct emu_device ***devices, unsigned int *n)
+{
+	pthread_mutex_lock(&registry_lock);
+	if (!registry_built) {
+		struct emu_config *cfg = malloc(sizeof(*cfg));
+
+		pthread_mutex_unlock(&registry_lock);
+		if (!cfg)
+			return -ENOMEM;
+		emu_config_load(cfg, stderr);
+		emu_registry_init_from(cfg, stderr);
+		free(cfg);
+		pthread_mutex_lock(&registry_lock);
+	}
+	*devices = registry;
+	*n = registry_len;
+	pthread_mutex_unlock(&registry_lock);
+	return 0;
+}
+
+static void nl_readable(void *arg)
+{
+	emu_nl_process(arg);
+}
+
+static int engine_up(struct emu_device *dev)
+{
+	struct emu_watch *w;
+	uint32_t i;
+	int rc;
+
+	rc = emu_engine_start(&dev->engine);
+	if (rc)
+		return rc;
+	for (i = 0; i < dev->nports; i++) {
+		struct emu_port *port = &dev->ports[i];
+
+		if (!port->nl)
+			continue;
+		/* Catch up with changes made while nobody had the device
+		 * open; no context exists yet to be told about them. */
+		emu_nl_process(port->nl);
+		w = emu_engine_watch_fd(dev->engine, emu_nl_fd(port->nl),
+					nl_readable, port->nl);
+		if (!w)
+			return -ENOMEM;
+		port->nl_watch = w;
+	}
+	return 0;
+}
+
+static void engine_down(struct emu_device *dev)
+{
+	uint32_t i;
+
+	if (!dev->engine)
+		return;
+	for (i = 0; i < dev->nports; i++) {
+		emu_engine_unwatch(dev->engine, dev->ports[i].nl_watch);
+		dev->ports[i].nl_watch = NULL;
+	}
+	emu_engine_stop(dev->engine);
+	dev->engine = NULL;
+}
+
+struct emu_context *emu_context_open(struct emu_device *dev)
+{
+	struct emu_context *ctx = calloc(1, sizeof(*ctx));
+	int rc;
+
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = emu_async_init(&ctx->async);
+	if (rc) {
+		free(ctx);
+		errno = -rc;
+		return NULL;
+	}
+	ctx->dev = dev;
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->open_count) {
+		rc = engine_up(dev);
+		if (rc) {
+			engine_down(dev);
+			pthread_mutex_unlock(&dev->lock);
+			emu_async_fini(&ctx->async);
+			free(ctx);
+			errno = -rc;
+			return NULL;
+		}
+	}
+	dev->open_count++;
+	pthread_mutex_lock(&ctx_lock);
+	ctx->next = dev->contexts;
+	dev->contexts = ctx;
+	pthread_mutex_unlock(&ctx_lock);
+	pthread_mutex_unlock(&dev->lock);
+	return ctx;
+}
+
+void emu_context_close(struct emu_context *ctx)
+{
+	struct emu_device *dev = ctx->dev;
+	struct emu_context **pp;
+
+	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&ctx_lock);
+	for (pp = &dev->contexts; *pp; pp = &(*pp)->next) {
+		if (*pp == ctx) {
+			*pp = ctx->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx_lock);
+	if (--dev->open_count == 0)
+		engine_down(dev);
+	pthread_mutex_unlock(&dev->lock);
+	emu_async_fini(&ctx->async);
+	free(ctx);
+}
+
+void emu_device_broadcast(struct emu_device *dev,
+			  const struct ibv_async_event *ev)
+{
+	struct emu_context *c;
+
+	pthread_mutex_lock(&ctx_lock);
+	for (c = dev->contexts; c; c = c->next)
+		emu_async_push(&c->async, ev);
+	pthread_mutex_unlock(&ctx_lock);
+}
+
+int emu_port_set_state(struct emu_port *port, int ibv_port_state)
+{
+	struct ibv_async_event ev = { .element.port_num = (int)port->num };
+	int old;
+
+	if (ibv_port_state != IBV_PORT_ACTIVE &&
+	    ibv_port_state != IBV_PORT_DOWN)
+		return EINVAL;
+	old = atomic_exchange(&port->state, ibv_port_state);
+	if (old == ibv_port_state)
+		return 0;
+	ev.event_type = ibv_port_state == IBV_PORT_ACTIVE ? IBV_EVENT_PORT_ACTIVE
+							  : IBV_EVENT_PORT_ERR;
+	emu_device_broadcast(port->dev, &ev);
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* The emulated HCA as this process sees it: the device registry built from
+ * the configuration, each device's ports, and its open contexts. */
+#ifndef EMU_DEVICE_H
+#define EMU_DEVICE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "emu/async.h"
+#include "emu/config.h"
+#include "emu/gid.h"
+#include "net/endpoint.h"
+
+struct emu_nl;
+struct emu_engine;
+struct emu_watch;
+struct emu_device;
+
+struct emu_port {
+	struct emu_device *dev;
+	uint32_t num;			/* 1-based, as verbs number ports */
+	struct emu_port_config cfg;
+	_Atomic int state;		/* enum ibv_port_state */
+	struct emu_gid_table gids;
+	struct emu_endpoint ep;
+	struct emu_nl *nl;		/* netdev-bound ports follow rtnetlink */
+	struct emu_watch *nl_watch;	/* the engine's watch on nl's fd */
+	uint32_t ndev_ifindex;
+};
+
+/* Per-open state: what ibv_open_device returns, through vctx.context. */
+struct emu_context {
+	struct verbs_context vctx;	/* must stay first: see emu_ctx() */
+	struct emu_device *dev;
+	struct emu_async async;
+	struct emu_context *next;	/* dev->contexts list */
+};
+
+struct emu_device {
+	struct ibv_device ibdev;	/* handed out by ibv_get_device_list */
+	struct emu_device_config cfg;
+	unsigned int index;
+	uint64_t node_guid;		/* host order */
+	uint64_t sys_image_guid;
+	unsigned int nports;
+	struct emu_port ports[EMU_MAX_PORTS];
+
+	pthread_mutex_t lock;		/* contexts, engine, open_count */
+	struct emu_context *contexts;
+	unsigned int open_count;
+	struct emu_engine *engine;
+};
+
+static inline struct emu_context *emu_ctx(struct ibv_context *c)
+{
+	return (struct emu_context *)((char *)c -
+				      offsetof(struct emu_context, vctx.context));
+}
+
+static inline struct emu_device *emu_dev(struct ibv_device *d)
+{
+	return (struct emu_device *)d;
+}
+
+/* The registry: built once per process from emu_config_load(); problems are
+ * reported on stderr, one line each, and the device concerned left out. */
+int emu_registry_get(struct emu_device ***devices, unsigned int *n);
+/* Build the registry from an explicit config (tests); replaces nothing if
+ * one exists already. */
+int emu_registry_init_from(const struct emu_config *cfg, FILE *errf);
+
+/* One device from its config; NULL and a message on errf on failure. */
+struct emu_device *emu_device_create(const struct emu_device_config *cfg,
+				     unsigned int index, FILE *errf);
+void emu_device_destroy(struct emu_device *dev);
+
+struct emu_port *emu_device_port(struct emu_device *dev, uint32_t port_num);
+
+/* Opening and closing: the first open starts the engine, the last close
+ * stops it. */
+struct emu_context *emu_context_open(struct emu_device *dev);
+void emu_context_close(struct emu_context *ctx);
+
+/* Raise an async event on every open context of the device. */
+void emu_device_broadcast(struct emu_device *dev,
+			  const struct ibv_async_event *ev);
+
+/* Port state at run time: raises PORT_ACTIVE / PORT_ERR when it changes. */
+int emu_port_set_state(struct emu_port *port, int ibv_port_state);
+
+/* Attribute snapshots in verbs encodings. */
+void emu_device_fill_attr(struct emu_device *dev, struct ibv_device_attr *a);
+void emu_port_fill_attr(struct emu_port *port, struct ibv_port_attr *a);
+void emu_device_fill_attr_ex(struct emu_device *dev,
+			     struct ibv_device_attr_ex *a);
+
+#endif

@@ -1,0 +1,179 @@
+/* The engine thread and its libev loop; other threads reach it only through
+ * emu_engine_call, which hands a function over an ev_async and waits. */
+#include <errno.h>
+#include <ev.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "emu/engine.h"
+
+struct emu_engine {
+	struct ev_loop *loop;
+	pthread_t thread;
+	ev_async wake;
+
+	pthread_mutex_t call_lock;	/* one caller at a time */
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	emu_engine_fn fn;
+	void *arg;
+	bool done;
+	bool stopping;
+};
+
+struct emu_watch {
+	ev_io io;
+	emu_engine_fn cb;
+	void *arg;
+};
+
+static void on_wake(struct ev_loop *loop, ev_async *w, int revents)
+{
+	struct emu_engine *e = w->data;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->fn) {
+		emu_engine_fn fn = e->fn;
+		void *arg = e->arg;
+
+		pthread_mutex_unlock(&e->lock);
+		fn(arg);
+		pthread_mutex_lock(&e->lock);
+		e->fn = NULL;
+		e->done = true;
+		pthread_cond_broadcast(&e->done_cond);
+	}
+	if (e->stopping)
+		ev_break(loop, EVBREAK_ALL);
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void *engine_main(void *p)
+{
+	struct emu_engine *e = p;
+
+	ev_run(e->loop, 0);
+	return NULL;
+}
+
+int emu_engine_start(struct emu_engine **out)
+{
+	struct emu_engine *e = calloc(1, sizeof(*e));
+	int rc;
+
+	if (!e)
+		return -ENOMEM;
+	/* A private loop: the application may use libev's default loop. */
+	e->loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+	if (!e->loop) {
+		free(e);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&e->call_lock, NULL);
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->done_cond, NULL);
+	ev_async_init(&e->wake, on_wake);
+	e->wake.data = e;
+	ev_async_start(e->loop, &e->wake);
+	rc = pthread_create(&e->thread, NULL, engine_main, e);
+	if (rc) {
+		ev_loop_destroy(e->loop);
+		free(e);
+		return -rc;
+	}
+	pthread_setname_np(e->thread, "emuverbs-engine");
+	*out = e;
+	return 0;
+}
+
+int emu_engine_on_thread(struct emu_engine *e)
+{
+	return pthread_equal(pthread_self(), e->thread);
+}
+
+void emu_engine_call(struct emu_engine *e, emu_engine_fn fn, void *arg)
+{
+	if (emu_engine_on_thread(e)) {
+		fn(arg);
+		return;
+	}
+	pthread_mutex_lock(&e->call_lock);
+	pthread_mutex_lock(&e->lock);
+	e->fn = fn;
+	e->arg = arg;
+	e->done = false;
+	ev_async_send(e->loop, &e->wake);
+	while (!e->done)
+		pthread_cond_wait(&e->done_cond, &e->lock);
+	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&e->call_lock);
+}
+
+void emu_engine_stop(struct emu_engine *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	e->stopping = true;
+	ev_async_send(e->loop, &e->wake);
+	pthread_mutex_unlock(&e->lock);
+	pthread_join(e->thread, NULL);
+	ev_async_stop(e->loop, &e->wake);
+	ev_loop_destroy(e->loop);
+	pthread_cond_destroy(&e->done_cond);
+	pthread_mutex_destroy(&e->lock);
+	pthread_mutex_destroy(&e->call_lock);
+	free(e);
+}
+
+static void on_io(struct ev_loop *loop, ev_io *io, int revents)
+{
+	struct emu_watch *w = (struct emu_watch *)io;
+
+	w->cb(w->arg);
+}
+
+struct watch_req {
+	struct emu_engine *e;
+	struct emu_watch *w;
+};
+
+static void do_watch(void *p)
+{
+	struct watch_req *r = p;
+
+	ev_io_start(r->e->loop, &r->w->io);
+}
+
+static void do_unwatch(void *p)
+{
+	struct watch_req *r = p;
+
+	ev_io_stop(r->e->loop, &r->w->io);
+}
+
+struct emu_watch *emu_engine_watch_fd(struct emu_engine *e, int fd,
+				      emu_engine_fn cb, void *arg)
+{
+	struct emu_watch *w = calloc(1, sizeof(*w));
+	struct watch_req r = { e, w };
+
+	if (!w)
+		return NULL;
+	ev_io_init(&w->io, on_io, fd, EV_READ);
+	w->cb = cb;
+	w->arg = arg;
+	emu_engine_call(e, do_watch, &r);
+	return w;
+}
+
+void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w)
+{
+	struct watch_req r = { e, w };
+
+	if (!w)
+		return;
+	emu_engine_call(e, do_unwatch, &r);
+	free(w);
+}

@@ -1,0 +1,27 @@
+/* The engine: one thread per open device running a libev loop, which does
+ * everything that must happen without the application (events, timers). */
+#ifndef EMU_ENGINE_H
+#define EMU_ENGINE_H
+
+struct emu_engine;
+struct emu_watch;
+
+typedef void (*emu_engine_fn)(void *arg);
+
+/* 0 and *out, or a negative errno. */
+int emu_engine_start(struct emu_engine **out);
+/* Stops the thread after the current callback; watches must be gone. */
+void emu_engine_stop(struct emu_engine *e);
+
+/* Run fn(arg) on the engine thread and wait until it has returned; runs it
+ * directly when called from the engine thread itself. */
+void emu_engine_call(struct emu_engine *e, emu_engine_fn fn, void *arg);
+
+/* Call cb(arg) on the engine thread whenever fd is readable. */
+struct emu_watch *emu_engine_watch_fd(struct emu_engine *e, int fd,
+				      emu_engine_fn cb, void *arg);
+void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w);
+
+int emu_engine_on_thread(struct emu_engine *e);
+
+#endif
