@@ -1,0 +1,92 @@
+/* Front end of device discovery and opening: ibv_get_device_list and its
+ * companions, ibv_open_device / ibv_close_device. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/device.h"
+#include "verbs/ops.h"
+
+struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+	struct emu_device **devs;
+	struct ibv_device **list;
+	unsigned int n, i;
+	int rc;
+
+	rc = emu_registry_get(&devs, &n);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	list = calloc(n + 1, sizeof(*list));
+	if (!list) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		list[i] = &devs[i]->ibdev;
+	if (num_devices)
+		*num_devices = (int)n;
+	return list;
+}
+
+/* Devices live as long as the process: a freed list never invalidates a
+ * device another list or an open context still points to. */
+void ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *ibv_get_device_name(struct ibv_device *device)
+{
+	if (!device) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return device->name;
+}
+
+__be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	if (!device) {
+		errno = EINVAL;
+		return 0;
+	}
+	return htobe64(emu_dev(device)->node_guid);
+}
+
+int ibv_get_device_index(struct ibv_device *device)
+{
+	if (!device) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)emu_dev(device)->index;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct emu_context *ctx;
+
+	if (!device) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = emu_context_open(emu_dev(device));
+	if (!ctx)
+		return NULL;
+	emu_verbs_init_context(ctx);
+	return &ctx->vctx.context;
+}
+
+int ibv_close_device(struct ibv_context *context)
+{
+	if (!context) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_destroy(&context->mutex);
+	emu_context_close(emu_ctx(context));
+	return 0;
+}

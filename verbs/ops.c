@@ -1,0 +1,100 @@
+/* Installs the ops table into each opened context: which verbs this device
+ * implements, and the safe EOPNOTSUPP entries for the data path it lacks. */
+#include <errno.h>
+#include <string.h>
+
+#include "emu/device.h"
+#include "verbs/ops.h"
+
+/* Data-path slots the header's inline functions call directly. No QP, CQ,
+ * SRQ or MW can be created yet, so these are reached only with objects
+ * that did not come from us; they refuse without touching them. */
+static int no_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	if (bad_wr)
+		*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int no_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	if (bad_wr)
+		*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int no_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	if (bad_wr)
+		*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int no_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	/* ibv_poll_cq reports failure as a negative count. */
+	return -EOPNOTSUPP;
+}
+
+static int no_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return EOPNOTSUPP;
+}
+
+static struct ibv_mw *no_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+static int no_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		      struct ibv_mw_bind *mw_bind)
+{
+	return EOPNOTSUPP;
+}
+
+static int no_dealloc_mw(struct ibv_mw *mw)
+{
+	return EOPNOTSUPP;
+}
+
+/* ibv_close_xrcd calls this slot without checking it. */
+static int no_close_xrcd(struct ibv_xrcd *xrcd)
+{
+	return EOPNOTSUPP;
+}
+
+void emu_verbs_init_context(struct emu_context *ctx)
+{
+	struct verbs_context *vctx = &ctx->vctx;
+	struct ibv_context *c = &vctx->context;
+
+	c->device = &ctx->dev->ibdev;
+	c->cmd_fd = -1;			/* no kernel behind us */
+	c->async_fd = ctx->async.fd;
+	c->num_comp_vectors = 1;
+	pthread_mutex_init(&c->mutex, NULL);
+	/* Tells verbs_get_ctx() the extended ops below are present. */
+	c->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	vctx->sz = sizeof(*vctx);
+
+	c->ops._compat_query_device = ibv_query_device;
+	c->ops._compat_query_port =
+		(int (*)(struct ibv_context *, uint8_t,
+			 struct _compat_ibv_port_attr *))ibv_query_port;
+	c->ops.post_send = no_post_send;
+	c->ops.post_recv = no_post_recv;
+	c->ops.post_srq_recv = no_post_srq_recv;
+	c->ops.poll_cq = no_poll_cq;
+	c->ops.req_notify_cq = no_req_notify_cq;
+	c->ops.alloc_mw = no_alloc_mw;
+	c->ops.bind_mw = no_bind_mw;
+	c->ops.dealloc_mw = no_dealloc_mw;
+
+	vctx->close_xrcd = no_close_xrcd;
+	vctx->query_port = emu_verbs_query_port;
+	vctx->query_device_ex = emu_verbs_query_device_ex;
+}

@@ -1,0 +1,81 @@
+/* The historical sysfs helpers of IBVERBS_1.0: real file reads, since other
+ * libraries call them; emulated devices simply have nothing under /sys. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+int ibv_get_sysfs_path(char *buf, size_t size);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+
+int ibv_get_sysfs_path(char *buf, size_t size)
+{
+	const char *env = getenv("SYSFS_PATH");
+	const char *path = env && *env ? env : "/sys";
+	int n;
+
+	if (!buf || !size) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = snprintf(buf, size, "%s", path);
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* Trailing slashes would double up when callers append paths. */
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return 0;
+}
+
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size)
+{
+	char path[4096];
+	ssize_t len;
+	int fd;
+
+	if (!dir || !file || !buf || !size ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+		    (int)sizeof(path)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, size);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	if ((size_t)len == size)
+		len--;
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	return (int)len;
+}
+
+/* rdma-core's private helper for reading a kernel device's sysfs files.
+ * Emulated devices have no sysfs directory, so every read finds nothing;
+ * the handle is opaque here and never dereferenced. */
+struct verbs_sysfs_dev;
+int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
+			      struct verbs_sysfs_dev *sysfs_dev,
+			      const char *fnfmt, ...);
+
+int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
+			      struct verbs_sysfs_dev *sysfs_dev,
+			      const char *fnfmt, ...)
+{
+	if (buf && size)
+		buf[0] = '\0';
+	errno = ENOENT;
+	return -1;
+}
