@@ -1,0 +1,200 @@
+/* Error paths of the seed verbs, compiled against Debian's own
+ * <infiniband/verbs.h> (not ours) and run on the emulated device. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+static int passed, failed;
+
+#define CHECK(name, cond)                                                     \
+	do {                                                                  \
+		if (cond) {                                                   \
+			passed++;                                             \
+			printf("PASS: %s\n", name);                           \
+		} else {                                                      \
+			failed++;                                             \
+			printf("FAIL: %s (%s:%d)\n", name, __FILE__, __LINE__); \
+		}                                                             \
+	} while (0)
+
+/* Newer than Debian's header: reached the way a program built against an
+ * older header would, through the dynamic linker. */
+typedef int (*query_port_speed_fn)(struct ibv_context *, uint32_t,
+				   uint64_t *);
+
+static void gid_ex(struct ibv_context *ctx, const struct ibv_port_attr *pa)
+{
+	struct ibv_gid_entry e;
+	int rc;
+
+	rc = ibv_query_gid_ex(ctx, 1, 0, &e, 0);
+	CHECK("gid_ex: index 0 valid", rc == 0 && e.gid_index == 0 &&
+					       e.port_num == 1 &&
+					       e.gid_type == IBV_GID_TYPE_ROCE_V2);
+	CHECK("gid_ex: index 0 is ::ffff:127.x",
+	      rc == 0 && e.gid.raw[10] == 0xff && e.gid.raw[11] == 0xff &&
+		      e.gid.raw[12] == 127);
+	CHECK("gid_ex: index 0 has lo's ifindex", rc == 0 &&
+						  e.ndev_ifindex ==
+							  if_nametoindex("lo"));
+	rc = ibv_query_gid_ex(ctx, 1, 1, &e, 0);
+	CHECK("gid_ex: index 1 RoCEv1", rc == 0 &&
+					       e.gid_type == IBV_GID_TYPE_ROCE_V1);
+	CHECK("gid_ex: empty in-range slot -> ENODATA",
+	      ibv_query_gid_ex(ctx, 1, 2, &e, 0) == ENODATA);
+	CHECK("gid_ex: last slot empty -> ENODATA",
+	      ibv_query_gid_ex(ctx, 1, pa->gid_tbl_len - 1, &e, 0) == ENODATA);
+	CHECK("gid_ex: index == gid_tbl_len -> EINVAL",
+	      ibv_query_gid_ex(ctx, 1, pa->gid_tbl_len, &e, 0) == EINVAL);
+	CHECK("gid_ex: huge index -> EINVAL",
+	      ibv_query_gid_ex(ctx, 1, 0xffffffffu, &e, 0) == EINVAL);
+	CHECK("gid_ex: port 0 -> EINVAL",
+	      ibv_query_gid_ex(ctx, 0, 0, &e, 0) == EINVAL);
+	CHECK("gid_ex: port 2 -> EINVAL",
+	      ibv_query_gid_ex(ctx, 2, 0, &e, 0) == EINVAL);
+	CHECK("gid_ex: flags != 0 -> EINVAL",
+	      ibv_query_gid_ex(ctx, 1, 0, &e, 1) == EINVAL);
+}
+
+static void gid_table(struct ibv_context *ctx)
+{
+	struct ibv_gid_entry t[8], e;
+	ssize_t n;
+	int i, same = 1;
+
+	memset(t, 0xa5, sizeof(t));
+	n = ibv_query_gid_table(ctx, t, 8, 0);
+	CHECK("gid_table: two valid entries", n == 2);
+	for (i = 0; i < n; i++) {
+		if (ibv_query_gid_ex(ctx, t[i].port_num, t[i].gid_index, &e,
+				     0) ||
+		    memcmp(&e, &t[i], sizeof(e)))
+			same = 0;
+	}
+	CHECK("gid_table: entries equal gid_ex's", n == 2 && same);
+	CHECK("gid_table: nothing past the count", t[2].gid_index == 0xa5a5a5a5);
+
+	memset(t, 0xa5, sizeof(t));
+	n = ibv_query_gid_table(ctx, t, 1, 0);
+	CHECK("gid_table: max_entries too small -> negative errno", n < 0);
+	CHECK("gid_table: too small leaves the array untouched",
+	      t[0].gid_index == 0xa5a5a5a5 && t[1].gid_index == 0xa5a5a5a5);
+	CHECK("gid_table: flags != 0 fails", ibv_query_gid_table(ctx, t, 8, 1) < 0);
+	CHECK("gid_table: max_entries 0 fails", ibv_query_gid_table(ctx, t, 0, 0) < 0);
+}
+
+static void port_speed(struct ibv_context *ctx)
+{
+	query_port_speed_fn qps = (query_port_speed_fn)dlsym(
+		RTLD_DEFAULT, "ibv_query_port_speed");
+	uint64_t speed = 12345;
+
+	CHECK("ibv_query_port_speed is exported", qps != NULL);
+	if (!qps)
+		return;
+	CHECK("port_speed: 4x EDR -> 1000", qps(ctx, 1, &speed) == 0 &&
+						 speed == 1000);
+	speed = 12345;
+	CHECK("port_speed: port 0 -> EINVAL", qps(ctx, 0, &speed) == EINVAL);
+	CHECK("port_speed: port 2 -> EINVAL", qps(ctx, 2, &speed) == EINVAL);
+	CHECK("port_speed: untouched on error", speed == 12345);
+}
+
+static void port_and_pkeys(struct ibv_context *ctx, struct ibv_port_attr *pa)
+{
+	struct ibv_device_attr_ex dx;
+	struct ibv_query_device_ex_input in = { .comp_mask = 1 };
+	struct ibv_port_attr p2;
+	union ibv_gid gid;
+	__be16 pkey;
+
+	CHECK("query_port: port 1", ibv_query_port(ctx, 1, pa) == 0 &&
+					    pa->state == IBV_PORT_ACTIVE &&
+					    pa->link_layer ==
+						    IBV_LINK_LAYER_ETHERNET);
+	CHECK("query_port: 4x EDR encodings", pa->active_width == 2 &&
+						      pa->active_speed == 32);
+	CHECK("query_port: port 0 -> error", ibv_query_port(ctx, 0, &p2) != 0);
+	CHECK("query_port: port 2 -> error", ibv_query_port(ctx, 2, &p2) != 0);
+	CHECK("query_pkey: index 0 is 0xffff",
+	      ibv_query_pkey(ctx, 1, 0, &pkey) == 0 && pkey == htobe16(0xffff));
+	CHECK("query_pkey: index past the table -> -1",
+	      ibv_query_pkey(ctx, 1, pa->pkey_tbl_len, &pkey) == -1);
+	CHECK("query_pkey: bad port -> -1",
+	      ibv_query_pkey(ctx, 3, 0, &pkey) == -1);
+	CHECK("get_pkey_index: default P_Key at 0",
+	      ibv_get_pkey_index(ctx, 1, htobe16(0xffff)) == 0);
+	CHECK("get_pkey_index: unknown P_Key -> -1",
+	      ibv_get_pkey_index(ctx, 1, htobe16(0x1234)) == -1);
+	CHECK("query_gid: bad port -> -1", ibv_query_gid(ctx, 7, 0, &gid) == -1);
+	memset(&gid, 0xff, sizeof(gid));
+	CHECK("query_gid: empty slot reads zero",
+	      ibv_query_gid(ctx, 1, 3, &gid) == 0 && gid.global.interface_id == 0);
+	CHECK("query_device_ex: comp_mask -> EINVAL",
+	      ibv_query_device_ex(ctx, &in, &dx) == EINVAL);
+	CHECK("query_device_ex: ok", ibv_query_device_ex(ctx, NULL, &dx) == 0 &&
+					     dx.orig_attr.phys_port_cnt == 1);
+}
+
+static void async_fd(struct ibv_context *ctx)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int fl = fcntl(ctx->async_fd, F_GETFL);
+
+	CHECK("async fd: poll-able, nothing pending", poll(&pfd, 1, 0) == 0);
+	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	errno = 0;
+	CHECK("async: non-blocking get with nothing -> EAGAIN",
+	      ibv_get_async_event(ctx, &ev) == -1 && errno == EAGAIN);
+}
+
+static void unimplemented(struct ibv_context *ctx)
+{
+	struct ibv_alloc_dm_attr dm = { .length = 64 };
+
+	/* Device memory and importing a kernel device's fd have no meaning
+	 * here: both must refuse with EOPNOTSUPP, not crash. */
+	errno = 0;
+	CHECK("alloc_dm -> EOPNOTSUPP",
+	      ibv_alloc_dm(ctx, &dm) == NULL && errno == EOPNOTSUPP);
+	errno = 0;
+	CHECK("import_device -> EOPNOTSUPP",
+	      ibv_import_device(ctx->async_fd) == NULL && errno == EOPNOTSUPP);
+}
+
+int main(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_port_attr pa;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	if (!list || n < 1) {
+		printf("FAIL: no device\n0 passed, 1 failed\n");
+		return 1;
+	}
+	ctx = ibv_open_device(list[0]);
+	if (!ctx) {
+		printf("FAIL: open\n0 passed, 1 failed\n");
+		return 1;
+	}
+	port_and_pkeys(ctx, &pa);
+	gid_ex(ctx, &pa);
+	gid_table(ctx);
+	port_speed(ctx);
+	async_fd(ctx);
+	unimplemented(ctx);
+	CHECK("close", ibv_close_device(ctx) == 0);
+	ibv_free_device_list(list);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
