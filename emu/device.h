@@ -41,6 +41,9 @@ struct emu_context {
 
 struct emu_device {
 	struct ibv_device ibdev;	/* handed out by ibv_get_device_list */
+	/* Where rdma-core keeps a provider's ops right after ibv_device:
+	 * mlx5dv_is_supported() and friends read it, so it must be NULL. */
+	const void *provider_ops;
 	struct emu_device_config cfg;
 	unsigned int index;
 	uint64_t node_guid;		/* host order */

@@ -9,29 +9,16 @@
 
 #include <infiniband/verbs.h>
 
-int ibv_get_sysfs_path(char *buf, size_t size);
+const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 			size_t size);
 
-int ibv_get_sysfs_path(char *buf, size_t size)
+/* librdmacm passes the result straight to ibv_read_sysfs_file. */
+const char *ibv_get_sysfs_path(void)
 {
 	const char *env = getenv("SYSFS_PATH");
-	const char *path = env && *env ? env : "/sys";
-	int n;
 
-	if (!buf || !size) {
-		errno = EINVAL;
-		return -1;
-	}
-	n = snprintf(buf, size, "%s", path);
-	if (n < 0 || (size_t)n >= size) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	/* Trailing slashes would double up when callers append paths. */
-	while (n > 1 && buf[n - 1] == '/')
-		buf[--n] = '\0';
-	return 0;
+	return env && *env ? env : "/sys";
 }
 
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
