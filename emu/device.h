@@ -18,6 +18,8 @@ struct emu_nl;
 struct emu_engine;
 struct emu_watch;
 struct emu_device;
+struct emu_mr_table;
+struct emu_qp_table;
 
 struct emu_port {
 	struct emu_device *dev;
@@ -50,6 +52,9 @@ struct emu_device {
 	uint64_t sys_image_guid;
 	unsigned int nports;
 	struct emu_port ports[EMU_MAX_PORTS];
+
+	struct emu_mr_table *mrs;	/* lkey/rkey -> MR (emu/mr.c) */
+	struct emu_qp_table *qps;	/* QPN -> QP (emu/qp.c) */
 
 	pthread_mutex_t lock;		/* contexts, engine, open_count */
 	struct emu_context *contexts;

@@ -177,3 +177,65 @@ void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w)
 	emu_engine_call(e, do_unwatch, &r);
 	free(w);
 }
+
+struct ev_loop *emu_engine_loop(struct emu_engine *e)
+{
+	return e->loop;
+}
+
+struct emu_doorbell {
+	ev_async async;
+	struct emu_engine *e;
+	emu_engine_fn cb;
+	void *arg;
+};
+
+static void on_doorbell(struct ev_loop *loop, ev_async *w, int revents)
+{
+	struct emu_doorbell *d = (struct emu_doorbell *)w;
+
+	d->cb(d->arg);
+}
+
+static void do_doorbell_start(void *p)
+{
+	struct emu_doorbell *d = p;
+
+	ev_async_start(d->e->loop, &d->async);
+}
+
+static void do_doorbell_stop(void *p)
+{
+	struct emu_doorbell *d = p;
+
+	ev_async_stop(d->e->loop, &d->async);
+}
+
+struct emu_doorbell *emu_engine_doorbell(struct emu_engine *e,
+					 emu_engine_fn cb, void *arg)
+{
+	struct emu_doorbell *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	ev_async_init(&d->async, on_doorbell);
+	d->e = e;
+	d->cb = cb;
+	d->arg = arg;
+	emu_engine_call(e, do_doorbell_start, d);
+	return d;
+}
+
+/* ev_async_send coalesces: rings before the engine runs cost one wakeup. */
+void emu_doorbell_ring(struct emu_doorbell *d)
+{
+	ev_async_send(d->e->loop, &d->async);
+}
+
+void emu_doorbell_free(struct emu_doorbell *d)
+{
+	if (!d)
+		return;
+	emu_engine_call(d->e, do_doorbell_stop, d);
+	free(d);
+}

@@ -24,4 +24,15 @@ void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w);
 
 int emu_engine_on_thread(struct emu_engine *e);
 
+/* The libev loop, for code running on the engine thread only (timers). */
+struct ev_loop *emu_engine_loop(struct emu_engine *e);
+
+/* A doorbell: any thread rings it, cheaply and without waiting, and the
+ * engine thread then calls cb(arg) once for one or more rings. */
+struct emu_doorbell;
+struct emu_doorbell *emu_engine_doorbell(struct emu_engine *e,
+					 emu_engine_fn cb, void *arg);
+void emu_doorbell_ring(struct emu_doorbell *d);
+void emu_doorbell_free(struct emu_doorbell *d);
+
 #endif

@@ -116,38 +116,8 @@ void ibv_register_driver(const char *name,
 /* ------------------------------------------------------------------ */
 /* Completion channels and CQ events                                   */
 
-struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
-{
-	return unsupported_null();
-}
-
-int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
-{
-	return unsupported_errno();
-}
-
-int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-		     void **cq_context)
-{
-	return unsupported_minus_one();
-}
-
-void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
-{
-}
-
 /* ------------------------------------------------------------------ */
 /* Protection domains                                                  */
-
-struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
-{
-	return unsupported_null();
-}
-
-int ibv_dealloc_pd(struct ibv_pd *pd)
-{
-	return unsupported_errno();
-}
 
 struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
@@ -167,24 +137,6 @@ void ibv_unimport_pd(struct ibv_pd *pd)
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-			  int access)
-{
-	return unsupported_null();
-}
-
-struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
-			       uint64_t iova, int access)
-{
-	return unsupported_null();
-}
-
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
-				uint64_t iova, unsigned int access)
-{
-	return unsupported_null();
-}
-
 struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				 size_t length, uint64_t iova, int fd,
 				 int access)
@@ -196,20 +148,6 @@ struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd,
 			     struct ibv_mr_init_attr *mr_init_attr)
 {
 	return unsupported_null();
-}
-
-/* Not errno-style: the result is an enum ibv_rereg_mr_err_code, and
- * ERR_INPUT tells the caller the old MR is still valid, which is true. */
-int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
-		 size_t length, int access)
-{
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
-}
-
-int ibv_dereg_mr(struct ibv_mr *mr)
-{
-	return unsupported_errno();
 }
 
 struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
@@ -272,23 +210,6 @@ int ibv_dealloc_dmah(struct ibv_dmah *dmah)
 
 /* ------------------------------------------------------------------ */
 /* Completion queues                                                   */
-
-struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
-			     void *cq_context, struct ibv_comp_channel *channel,
-			     int comp_vector)
-{
-	return unsupported_null();
-}
-
-int ibv_resize_cq(struct ibv_cq *cq, int cqe)
-{
-	return unsupported_errno();
-}
-
-int ibv_destroy_cq(struct ibv_cq *cq)
-{
-	return unsupported_errno();
-}
 
 /* ------------------------------------------------------------------ */
 /* Completion counters                                                 */
@@ -381,33 +302,6 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                         */
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
-			     struct ibv_qp_init_attr *qp_init_attr)
-{
-	return unsupported_null();
-}
-
-int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
-{
-	return unsupported_errno();
-}
-
-int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-		 struct ibv_qp_init_attr *init_attr)
-{
-	return unsupported_errno();
-}
-
-int ibv_destroy_qp(struct ibv_qp *qp)
-{
-	return unsupported_errno();
-}
-
-struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	return unsupported_null();
-}
-
 /* Not an error code but a capability answer: 0 means "no in-order
  * guarantee", which is what rdma-core answers for devices that cannot
  * say, and the only answer that is safe for a caller to act on. */
@@ -429,29 +323,6 @@ int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 
 /* ------------------------------------------------------------------ */
 /* Address handles                                                     */
-
-struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	return unsupported_null();
-}
-
-int ibv_destroy_ah(struct ibv_ah *ah)
-{
-	return unsupported_errno();
-}
-
-int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
-			struct ibv_wc *wc, struct ibv_grh *grh,
-			struct ibv_ah_attr *ah_attr)
-{
-	return unsupported_minus_one();
-}
-
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-				     struct ibv_grh *grh, uint8_t port_num)
-{
-	return unsupported_null();
-}
 
 /* rdma-core returns a negative errno from this one (-EINVAL,
  * -EHOSTUNREACH), unlike the rest of the API. */

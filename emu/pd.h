@@ -1,0 +1,33 @@
+/* Protection domains: the object every MR, AH and QP hangs off; counts its
+ * users so that ibv_dealloc_pd can refuse with EBUSY. */
+#ifndef EMU_PD_H
+#define EMU_PD_H
+
+#include <stdatomic.h>
+
+#include <infiniband/verbs.h>
+
+struct emu_context;
+
+struct emu_pd {
+	struct ibv_pd ibv;
+	struct emu_context *ctx;
+	atomic_uint users;		/* MRs, AHs, QPs, SRQs, MWs on it */
+};
+
+static inline struct emu_pd *to_emu_pd(struct ibv_pd *pd)
+{
+	return (struct emu_pd *)pd;
+}
+
+static inline void emu_pd_get(struct emu_pd *pd)
+{
+	atomic_fetch_add(&pd->users, 1);
+}
+
+static inline void emu_pd_put(struct emu_pd *pd)
+{
+	atomic_fetch_sub(&pd->users, 1);
+}
+
+#endif

@@ -1,0 +1,28 @@
+/* The rules of ibv_modify_qp that depend only on the QP type, its states
+ * and the attribute values: IBTA's state machine and attribute masks. */
+#ifndef EMU_QP_ATTR_H
+#define EMU_QP_ATTR_H
+
+#include <infiniband/verbs.h>
+
+struct emu_device;
+
+/* 0 when moving a QP of this type from cur to next with exactly this
+ * attr_mask is allowed (every required attribute present, none outside
+ * the required and optional sets); EINVAL otherwise, including for a
+ * transition IBTA does not define. IBV_QP_STATE must be in the mask. */
+int emu_qp_transition_check(enum ibv_qp_type type, enum ibv_qp_state cur,
+			    enum ibv_qp_state next, int attr_mask);
+
+/* 0 when every attribute the mask names has a value this device accepts
+ * (port, P_Key index, path MTU, address vector and its GID index, rd_atomic
+ * limits, timer and retry ranges, access flags); EINVAL otherwise. */
+int emu_qp_attr_values_check(struct emu_device *dev, enum ibv_qp_type type,
+			     const struct ibv_qp_attr *attr, int attr_mask);
+
+/* 0 when ibv_qp_init_attr(_ex) capabilities fit the device's limits and
+ * the type; EINVAL otherwise (ENOMEM-free: no allocation here). */
+int emu_qp_init_attr_check(struct emu_device *dev,
+			   const struct ibv_qp_init_attr_ex *init);
+
+#endif
