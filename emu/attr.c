@@ -1,5 +1,6 @@
 /* Device and port attributes in verbs encodings: what ibv_query_device(_ex)
  * and ibv_query_port report, derived from the config and the live state. */
+#include <limits.h>
 #include <string.h>
 
 #include "emu/device.h"
@@ -22,6 +23,7 @@ static uint64_t to_be64(uint64_t v)
 void emu_device_fill_attr(struct emu_device *dev, struct ibv_device_attr *a)
 {
 	const struct emu_limits *l = &dev->cfg.limits;
+	uint64_t total;
 
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fw_ver, sizeof(a->fw_ver), "%s", dev->cfg.fw_ver);
@@ -48,8 +50,8 @@ void emu_device_fill_attr(struct emu_device *dev, struct ibv_device_attr *a)
 	a->max_mw = (int)l->max_mw;
 	a->max_mcast_grp = (int)l->max_mcast_grp;
 	a->max_mcast_qp_attach = (int)l->max_mcast_qp_attach;
-	a->max_total_mcast_qp_attach =
-		(int)(l->max_mcast_grp * l->max_mcast_qp_attach);
+	total = (uint64_t)l->max_mcast_grp * l->max_mcast_qp_attach;
+	a->max_total_mcast_qp_attach = total > INT_MAX ? INT_MAX : (int)total;
 	a->max_ah = (int)l->max_ah;
 	a->max_srq = (int)l->max_srq;
 	a->max_srq_wr = (int)l->max_srq_wr;

@@ -106,8 +106,14 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 		return rc;
 	}
 	port->ndev_ifindex = ifindex_of_addr(&port->ep.addr);
-	emu_gid_table_add_addr(&port->gids, &port->ep.addr,
-			       port->ndev_ifindex);
+	/* Static GIDs may have taken every pair: a port that cannot name
+	 * its own address is unusable, so say so rather than limp on. */
+	if (!emu_gid_table_add_addr(&port->gids, &port->ep.addr,
+				    port->ndev_ifindex)) {
+		report(errf, &port->dev->cfg, port->num,
+		       "no free GID pair for the endpoint address", ENOSPC);
+		return -ENOSPC;
+	}
 	return 0;
 }
 
@@ -175,9 +181,14 @@ static uint64_t guid_from_addr(const struct in6_addr *a, unsigned int index)
 struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 				     unsigned int index, FILE *errf)
 {
-	struct emu_device *dev = calloc(1, sizeof(*dev));
+	struct emu_device *dev;
 	uint32_t i;
 
+	if (cfg->nports < 1 || cfg->nports > EMU_MAX_PORTS) {
+		report(errf, cfg, 0, "port count out of range", EINVAL);
+		return NULL;
+	}
+	dev = calloc(1, sizeof(*dev));
 	if (!dev) {
 		report(errf, cfg, 0, "cannot allocate", ENOMEM);
 		return NULL;

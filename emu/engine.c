@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ev.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -60,6 +61,7 @@ static void *engine_main(void *p)
 int emu_engine_start(struct emu_engine **out)
 {
 	struct emu_engine *e = calloc(1, sizeof(*e));
+	sigset_t all, old;
 	int rc;
 
 	if (!e)
@@ -76,7 +78,12 @@ int emu_engine_start(struct emu_engine **out)
 	ev_async_init(&e->wake, on_wake);
 	e->wake.data = e;
 	ev_async_start(e->loop, &e->wake);
+	/* The engine thread takes no signals: the application's handlers
+	 * must run on its own threads, as they would with a real NIC. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&e->thread, NULL, engine_main, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		ev_loop_destroy(e->loop);
 		free(e);
