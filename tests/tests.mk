@@ -2,7 +2,8 @@
 # a program built against Debian's verbs.h, all through `emuverbs run`.
 EXTRA_DIST += tests/integration/lib.sh tests/integration/devinfo.sh \
 	tests/integration/pyverbs.sh tests/integration/pyverbs_device.py \
-	tests/integration/errpaths.sh tests/integration/errpaths.c
+	tests/integration/errpaths.sh tests/integration/errpaths.c \
+	tests/integration/install.sh
 
 # Integration tests run the built tools and library.
 check_SCRIPTS += emuverbs
@@ -13,7 +14,7 @@ EXTRA_DIST += tests/abi/abi_test.sh tests/abi/layout_dump.c \
 TESTS += tests/abi/abi_test.sh
 
 TESTS += tests/integration/devinfo.sh tests/integration/pyverbs.sh \
-	tests/integration/errpaths.sh
+	tests/integration/errpaths.sh tests/integration/install.sh
 
 if HAVE_DEBIAN_VERBS
 # Built against the system header and library on purpose (no -I include):

@@ -31,3 +31,10 @@ tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=calloc
 tests_unit_test_verbs_query_SOURCES = tests/unit/test_verbs_query.c
 tests_unit_test_verbs_query_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_verbs_query_LDADD = libibverbs.la $(CHECK_LIBS)
+
+# End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
+check_PROGRAMS += tests/unit/test_gid_event
+tests_unit_test_gid_event_SOURCES = tests/unit/test_gid_event.c
+tests_unit_test_gid_event_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_gid_event_LDADD = libibverbs.la $(CHECK_LIBS)
+TESTS += tests/unit/test_gid_event
