@@ -1,19 +1,52 @@
 #!/bin/sh
 # Quick start, part two: installs what is missing, builds from scratch and
-# runs every test (unit, integration, ABI), then a one-line total.
+# runs every test (unit, integration, ABI), then the same suite again on an
+# ASan+UBSan build, and prints one total line for both.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh --test
 sh scripts/build.sh
-status=0
-make -j"$(nproc)" check || status=$?
-# Every test's own summary is in its .log; this is the total of them all.
-if [ -f test-suite.log ]; then
-	pass=$(sed -n 's/^# PASS: *//p' test-suite.log)
-	skip=$(sed -n 's/^# SKIP: *//p' test-suite.log)
-	fail=$(sed -n 's/^# FAIL: *//p' test-suite.log)
-	err=$(sed -n 's/^# ERROR: *//p' test-suite.log)
-	[ "$status" -ne 0 ] && cat test-suite.log
-	echo "tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+
+total_pass=0 total_fail=0 total_skip=0 status=0
+
+# suite DIR LABEL: make check in DIR, then add its counts to the totals.
+suite() {
+	rc=0
+	make -C "$1" -j"$(nproc)" check || rc=$?
+	log="$1/test-suite.log"
+	if [ ! -f "$log" ]; then
+		echo "$2: no test-suite.log" >&2
+		total_fail=$((total_fail + 1))
+		status=1
+		return
+	fi
+	[ "$rc" -ne 0 ] && { cat "$log"; status=1; }
+	p=$(sed -n 's/^# PASS: *//p' "$log")
+	s=$(sed -n 's/^# SKIP: *//p' "$log")
+	f=$(sed -n 's/^# FAIL: *//p' "$log")
+	e=$(sed -n 's/^# ERROR: *//p' "$log")
+	echo "$2: ${p:-0} passed, $(( ${f:-0} + ${e:-0} )) failed, ${s:-0} skipped"
+	total_pass=$((total_pass + ${p:-0}))
+	total_fail=$((total_fail + ${f:-0} + ${e:-0}))
+	total_skip=$((total_skip + ${s:-0}))
+}
+
+suite . "plain build"
+
+# The sanitized build lives in a copy, since this tree is configured in place.
+san=$(mktemp -d "${TMPDIR:-/tmp}/emuverbs-san.XXXXXX")
+git ls-files -z 2>/dev/null | tar cf - --null -T - | tar xf - -C "$san" ||
+	cp -r . "$san"
+if (cd "$san" && ./autogen.sh >/dev/null 2>&1 &&
+	./configure --enable-sanitizers >/dev/null &&
+	make -j"$(nproc)" >/dev/null); then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} suite "$san" "ASan+UBSan build"
+else
+	echo "ASan+UBSan build failed to build" >&2
+	total_fail=$((total_fail + 1))
+	status=1
 fi
+rm -rf "$san"
+
+echo "tests: $total_pass passed, $total_fail failed, $total_skip skipped"
 exit $status

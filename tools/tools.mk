@@ -1,8 +1,11 @@
 # The emuverbs command (a shell front end) and the programs it runs.
 emutooldir = $(pkglibexecdir)
-emutool_PROGRAMS = tools/emuverbs-devices
+emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
+# twohost (fork, one QP pair) is shared with tests/datacheck.mk.
+tools_emuverbs_demo_SOURCES = tools/demo.c tools/twohost.c tools/twohost.h
+tools_emuverbs_demo_LDADD = libibverbs.la
 
 bin_SCRIPTS += emuverbs
 CLEANFILES += emuverbs
@@ -10,4 +13,5 @@ EXTRA_DIST += tools/emuverbs.in
 emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 	$(AM_V_GEN)sed -e 's|@emulibdir[@]|$(emuverbsdir)|g' \
 		-e 's|@emutooldir[@]|$(emutooldir)|g' \
+		-e 's|@sanpreload[@]|$(SAN_PRELOAD)|g' \
 		$(top_srcdir)/tools/emuverbs.in > $@ && chmod +x $@
