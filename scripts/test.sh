@@ -40,7 +40,7 @@ git ls-files -z 2>/dev/null | tar cf - --null -T - | tar xf - -C "$san" ||
 if (cd "$san" && ./autogen.sh >/dev/null 2>&1 &&
 	./configure --enable-sanitizers >/dev/null &&
 	make -j"$(nproc)" >/dev/null); then
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} suite "$san" "ASan+UBSan build"
+	suite "$san" "ASan+UBSan build"
 else
 	echo "ASan+UBSan build failed to build" >&2
 	total_fail=$((total_fail + 1))
