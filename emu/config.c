@@ -39,6 +39,7 @@
 #include <ini.h>
 
 #include "emu/config.h"
+#include "emu/mr.h"
 
 #ifndef EMU_SYSCONFDIR
 #define EMU_SYSCONFDIR "/etc"
@@ -444,7 +445,7 @@ static const struct dev_key dev_keys[] = {
 	LIMIT(max_sge_rd, 1, INT_LIMIT),
 	LIMIT(max_cq, 1, INT_LIMIT),
 	LIMIT(max_cqe, 1, INT_LIMIT),
-	LIMIT(max_mr, 1, INT_LIMIT),
+	LIMIT(max_mr, 1, EMU_MR_MAX_SLOTS),
 	LIMIT(max_mr_size, 1, UINT64_MAX),
 	LIMIT(max_pd, 1, INT_LIMIT),
 	LIMIT(max_ah, 0, INT_LIMIT),

@@ -8,6 +8,7 @@
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/mr.h"
 #include "emu/netlink.h"
 
 static struct emu_device *registry[EMU_MAX_DEVICES];
@@ -183,6 +184,7 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 {
 	struct emu_device *dev;
 	uint32_t i;
+	int rc;
 
 	if (cfg->nports < 1 || cfg->nports > EMU_MAX_PORTS) {
 		report(errf, cfg, 0, "port count out of range", EINVAL);
@@ -224,6 +226,12 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 		 "/sys/class/infiniband_verbs/uverbs%u", index);
 	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
 		 "/sys/class/infiniband/%s", cfg->name);
+	rc = emu_mr_table_create(dev);
+	if (rc) {
+		report(errf, cfg, 0, "memory key table", rc);
+		emu_device_destroy(dev);
+		return NULL;
+	}
 	return dev;
 }
 
@@ -235,6 +243,7 @@ void emu_device_destroy(struct emu_device *dev)
 		return;
 	for (i = 0; i < dev->nports; i++)
 		port_fini(&dev->ports[i]);
+	emu_mr_table_destroy(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

@@ -20,6 +20,11 @@ struct emu_mr {
 	uint32_t index;			/* slot in the device's key table */
 };
 
+static inline struct emu_mr *to_emu_mr(struct ibv_mr *mr)
+{
+	return (struct emu_mr *)mr;
+}
+
 /* What an access check found; the transport maps it to a completion
  * status (local: LOC_PROT_ERR; remote: a NAK / REM_ACCESS_ERR). */
 enum emu_mr_check {
@@ -30,14 +35,57 @@ enum emu_mr_check {
 	EMU_MR_ACCESS,			/* region lacks the right */
 };
 
-/* The device's key table, created with the device (max_mr slots). */
+/* The device's key table, created with the device (max_mr slots, at most
+ * EMU_MR_MAX_SLOTS: a key carries the slot in its upper 24 bits and an
+ * 8-bit tag, new on every registration, in the low byte). Returns 0, or
+ * ENOMEM / EEXIST (the device has one already). Destroy frees the table,
+ * not the regions still in it, and leaves dev->mrs NULL. */
+#define EMU_MR_MAX_SLOTS (1u << 24)
 int emu_mr_table_create(struct emu_device *dev);
 void emu_mr_table_destroy(struct emu_device *dev);
+
+/* Register [addr, addr + length) of this process on pd, reached through
+ * the keys at iova. The caller has checked the access bits (the front end
+ * does); optional bits are dropped here. Returns 0 and *out, filled for
+ * the user (context, pd, addr, length, handle, lkey, rkey), or:
+ * EINVAL (length 0, a range that wraps, above max_mr_size), EFAULT (not
+ * mapped, or mapped without the protection the rights need, as pinning
+ * fails on a real HCA), ENOMEM (max_mr reached, or no memory). */
+int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
+		    uint64_t iova, unsigned int access, struct emu_mr **out);
+
+/* ibv_rereg_mr's work: flags IBV_REREG_MR_CHANGE_*; the new values only
+ * for the flags given (a new translation maps iova to addr, or 0 with
+ * IBV_ACCESS_ZERO_BASED). The region gets new keys. On error (the codes
+ * of emu_mr_register, EINVAL for a pd of another context) the region is
+ * left registered but its keys no longer resolve, as after a failed
+ * command on a real HCA; emu_mr_deregister still frees it. */
+int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
+		      void *addr, uint64_t length, unsigned int access);
+
+/* Unpublish the keys (on the engine thread, so it is never inside an
+ * access to mr when this returns), release the slot and the PD, free. */
+void emu_mr_deregister(struct emu_mr *mr);
+
+/* 0 if every page of [addr, addr + length) is mapped in this process,
+ * readable, and writable too when writable is set; else EFAULT. */
+int emu_mr_check_mapped(const void *addr, uint64_t length, int writable);
+
+/* PDs and AHs are counted per device against max_pd / max_ah with the
+ * key table (the per-device object this module owns). 0, or ENOMEM at
+ * the limit; release gives one back. */
+enum emu_dev_count {
+	EMU_COUNT_PD,
+	EMU_COUNT_AH,
+};
+int emu_dev_count_take(struct emu_device *dev, enum emu_dev_count what);
+void emu_dev_count_release(struct emu_device *dev, enum emu_dev_count what);
 
 /* Look a key up; NULL when no live region has exactly that key. Safe on
  * the engine thread while registrations happen on other threads;
  * deregistration waits until the engine is not inside a lookup (it runs
- * the unpublish step through emu_engine_call). */
+ * the unpublish step through emu_engine_call). So the engine must not keep
+ * an emu_mr pointer from one callback to the next: look the key up again. */
 struct emu_mr *emu_mr_lookup_lkey(struct emu_device *dev, uint32_t lkey);
 struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey);
 

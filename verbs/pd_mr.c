@@ -1,91 +1,256 @@
-/* Placeholder until the PD/MR/AH work lands: these verbs refuse with
- * EOPNOTSUPP. */
+/* Front end of PDs, MRs and AHs: argument and access-flag checks and the
+ * errno conventions of each verb; emu/mr.c and emu/ah.c do the work. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include <infiniband/verbs.h>
+#include "emu/ah.h"
+#include "emu/device.h"
+#include "emu/mr.h"
+#include "emu/pd.h"
 
-#pragma GCC diagnostic ignored "-Wunused-parameter"
+/* The header turns these into inline selectors; we define the symbols. */
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-static inline int unsupported_errno(void)
+/* Exported by verbs/rate.c; rdma-core's private driver.h declares them. */
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+
+/* Every access bit the kernel's uAPI defines below the optional range. */
+#define KNOWN_ACCESS (((unsigned int)IBV_ACCESS_FLUSH_PERSISTENT << 1) - 1)
+
+/*
+ * The kernel's rules for MR access flags (ib_check_mr_access), in its
+ * order:
+ * - remote write or atomic needs local write (IBTA): EINVAL;
+ * - a bit outside the known set and the optional range: EINVAL;
+ * - ON_DEMAND on a device without ODP: EOPNOTSUPP. Ours reports no ODP
+ *   capability; it would need every engine access to survive unmapped
+ *   pages, where registration instead checks the pages up front;
+ * - FLUSH_GLOBAL / FLUSH_PERSISTENT on a device without those capability
+ *   flags (ours has neither): EOPNOTSUPP.
+ * Accepted and ignored: the optional range (RELAXED_ORDERING among it:
+ * we never reorder, which relaxed ordering allows), HUGETLB (a promise
+ * about pages that only matters to an IOMMU mapping), ZERO_BASED (iova 0,
+ * applied in emu/mr.c), MW_BIND (memory windows are not implemented yet:
+ * ibv_alloc_mw refuses, so the right is never used).
+ */
+static int check_access(unsigned int access)
 {
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	if (access & ~KNOWN_ACCESS)
+		return EINVAL;
+	if (access & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;
+	if (access & (IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT))
+		return EOPNOTSUPP;
+	return 0;
 }
 
-static inline int unsupported_minus_one(void)
-{
-	errno = EOPNOTSUPP;
-	return -1;
-}
-
-static inline void *unsupported_null(void)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
+/* ---- protection domains ----------------------------------------------- */
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
-	return unsupported_null();
+	struct emu_pd *pd;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = emu_pd_alloc(emu_ctx(context));
+	return pd ? &pd->ibv : NULL;
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	return unsupported_errno();
+	int rc = pd ? emu_pd_free(to_emu_pd(pd)) : EINVAL;
+
+	if (rc)
+		errno = rc;
+	return rc;
+}
+
+/* ---- memory regions ---------------------------------------------------- */
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	struct emu_mr *mr;
+	int rc;
+
+	if (!pd || !length)
+		rc = EINVAL;
+	else
+		rc = check_access(access);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	/* As rdma-core: the range is marked for fork handling first, and
+	 * unmarked if registration fails. */
+	if (ibv_dontfork_range(addr, length))
+		return NULL;
+	rc = emu_mr_register(to_emu_pd(pd), addr, length, iova, access, &mr);
+	if (rc) {
+		ibv_dofork_range(addr, length);
+		errno = rc;
+		return NULL;
+	}
+	return &mr->ibv;
 }
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  int access)
 {
-	return unsupported_null();
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr,
+				(unsigned int)access);
 }
 
 struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 			       uint64_t iova, int access)
 {
-	return unsupported_null();
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
 }
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
-				uint64_t iova, unsigned int access)
-{
-	return unsupported_null();
-}
-
+/*
+ * What the return codes promise (ibv_rereg_mr(3)):
+ * IBV_REREG_MR_ERR_INPUT: an argument is wrong and the MR is untouched:
+ *   unknown or no flags, CHANGE_TRANSLATION without addr or length,
+ *   access bits without CHANGE_ACCESS, bad access bits, CHANGE_PD without
+ *   a PD of the MR's context;
+ * IBV_REREG_MR_ERR_CMD: the change itself failed (a range that is not
+ *   mapped or wraps); the MR's keys no longer work, as on a real HCA, and
+ *   it must still be deregistered;
+ * the fork codes: marking the new range or unmarking the old one failed.
+ * rdma-core lets flags 0 and bad access bits reach the kernel, which makes
+ * them ERR_CMD; we catch them first, so the MR stays usable and the code
+ * says so.
+ */
 int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		 size_t length, int access)
 {
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
+	void *old_addr;
+	size_t old_len;
+	int rc = 0;
+
+	if (!mr || !flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		rc = EINVAL;
+	else if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+		 (!addr || !length))
+		rc = EINVAL;
+	else if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))
+		rc = EINVAL;
+	else if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		rc = check_access((unsigned int)access);
+	if (!rc && (flags & IBV_REREG_MR_CHANGE_PD) &&
+	    (!pd || pd->context != mr->context))
+		rc = EINVAL;
+	if (rc) {
+		errno = rc;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    ibv_dontfork_range(addr, length))
+		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+	old_addr = mr->addr;
+	old_len = mr->length;
+	rc = emu_mr_reregister(to_emu_mr(mr), flags,
+			       pd ? to_emu_pd(pd) : NULL, addr, length,
+			       (unsigned int)access);
+	if (rc) {
+		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+		    ibv_dofork_range(addr, length)) {
+			errno = rc;
+			return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
+		}
+		errno = rc;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    ibv_dofork_range(old_addr, old_len))
+		return IBV_REREG_MR_ERR_DO_FORK_OLD;
+	return 0;
 }
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
-	return unsupported_errno();
+	void *addr;
+	size_t length;
+
+	if (!mr) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	addr = mr->addr;
+	length = mr->length;
+	emu_mr_deregister(to_emu_mr(mr));
+	ibv_dofork_range(addr, length);
+	return 0;
 }
+
+/* ---- address handles --------------------------------------------------- */
 
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	return unsupported_null();
+	struct emu_ah *ah;
+	int rc;
+
+	if (!pd || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return &ah->ibv;
 }
 
 int ibv_destroy_ah(struct ibv_ah *ah)
 {
-	return unsupported_errno();
+	if (!ah) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	emu_ah_destroy(to_emu_ah(ah));
+	return 0;
 }
 
 int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 			struct ibv_wc *wc, struct ibv_grh *grh,
 			struct ibv_ah_attr *ah_attr)
 {
-	return unsupported_minus_one();
+	int rc;
+
+	if (!context || !wc || !ah_attr) {
+		errno = EINVAL;
+		return -1;
+	}
+	rc = emu_ah_attr_from_wc(emu_ctx(context)->dev, port_num, wc, grh,
+				 ah_attr);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
 }
 
 struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
 				     struct ibv_grh *grh, uint8_t port_num)
 {
-	return unsupported_null();
+	struct ibv_ah_attr attr;
+
+	if (!pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
+		return NULL;
+	return ibv_create_ah(pd, &attr);
 }

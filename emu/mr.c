@@ -1,0 +1,529 @@
+/* Memory regions: the per-device key table, registration, re-registration
+ * and deregistration, the access check, and PD / AH accounting per device. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/mr.h"
+#include "emu/pd.h"
+
+/* One key slot. Readers (the engine) only load mr; the tags are touched
+ * under the table lock when keys are handed out. */
+struct mr_slot {
+	_Atomic(struct emu_mr *) mr;
+	uint8_t ltag, rtag;		/* low bytes of the slot's last keys */
+};
+
+struct emu_mr_table {
+	pthread_mutex_t lock;		/* slot allocation, tags, rng */
+	uint32_t nslots;
+	uint32_t used;
+	/* Slots from fresh up have never been used. Released slots wait in
+	 * a FIFO, so a slot comes back as late as possible and a stale key
+	 * names an empty slot for as long as possible. */
+	uint32_t fresh;
+	uint32_t *freeq;
+	uint32_t fq_head, fq_len;
+	uint64_t rng;			/* xorshift64* state */
+	atomic_uint counts[2];		/* enum emu_dev_count */
+	uint32_t limits[2];
+	struct mr_slot *slots;
+};
+
+/* Handles are what a kernel's object IDs are to users: unique numbers. */
+static atomic_uint pd_handles;
+static atomic_uint mr_handles;
+
+/* Rights that make the kernel pin pages for writing (ib_access_writable). */
+#define WRITABLE_ACCESS                                                   \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+
+/* ---- the table --------------------------------------------------------- */
+
+static uint64_t rng_seed(void)
+{
+	uint64_t s = 0;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
+		s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^
+		    (uint64_t)(uintptr_t)&s;
+	return s ? s : 0x9e3779b97f4a7c15ull;
+}
+
+static uint8_t rng_byte(struct emu_mr_table *t)
+{
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	return (uint8_t)((t->rng * 0x2545f4914f6cdd1dull) >> 56);
+}
+
+/* A random tag equal to none of a, b, c. */
+static uint8_t new_tag(struct emu_mr_table *t, uint8_t a, uint8_t b,
+		       uint8_t c)
+{
+	uint8_t tag;
+
+	do
+		tag = rng_byte(t);
+	while (tag == a || tag == b || tag == c);
+	return tag;
+}
+
+int emu_mr_table_create(struct emu_device *dev)
+{
+	struct emu_mr_table *t;
+	uint32_t n = dev->cfg.limits.max_mr;
+
+	if (dev->mrs)
+		return EEXIST;
+	/* The index has 24 bits of the key: more slots cannot be named. */
+	if (n > EMU_MR_MAX_SLOTS)
+		n = EMU_MR_MAX_SLOTS;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	/* Large arrays come from fresh zero pages: only the slots in use
+	 * ever cost memory. */
+	t->slots = calloc(n ? n : 1, sizeof(*t->slots));
+	t->freeq = calloc(n ? n : 1, sizeof(*t->freeq));
+	if (!t->slots || !t->freeq) {
+		free(t->slots);
+		free(t->freeq);
+		free(t);
+		return ENOMEM;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	t->nslots = n;
+	t->rng = rng_seed();
+	t->limits[EMU_COUNT_PD] = dev->cfg.limits.max_pd;
+	t->limits[EMU_COUNT_AH] = dev->cfg.limits.max_ah;
+	dev->mrs = t;
+	return 0;
+}
+
+void emu_mr_table_destroy(struct emu_device *dev)
+{
+	struct emu_mr_table *t = dev->mrs;
+
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	free(t->slots);
+	free(t->freeq);
+	free(t);
+	dev->mrs = NULL;
+}
+
+/* Under the lock: a free slot, or ENOMEM when max_mr are registered. */
+static int slot_take(struct emu_mr_table *t, uint32_t *idx)
+{
+	if (t->used >= t->nslots)
+		return ENOMEM;
+	if (t->fresh < t->nslots) {
+		*idx = t->fresh++;
+	} else {
+		*idx = t->freeq[t->fq_head];
+		t->fq_head = (t->fq_head + 1) % t->nslots;
+		t->fq_len--;
+	}
+	t->used++;
+	return 0;
+}
+
+static void slot_give(struct emu_mr_table *t, uint32_t idx)
+{
+	t->freeq[(t->fq_head + t->fq_len) % t->nslots] = idx;
+	t->fq_len++;
+	t->used--;
+}
+
+/* Under the lock: new lkey and rkey for mr in its slot, then make them
+ * visible. Neither tag repeats either of the slot's previous ones, so no
+ * key of the last registration in this slot can name this one, and the
+ * two keys differ from each other. */
+static void publish(struct emu_mr_table *t, struct emu_mr *mr)
+{
+	struct mr_slot *s = &t->slots[mr->index];
+	uint8_t l = new_tag(t, s->ltag, s->rtag, s->ltag);
+	uint8_t r = new_tag(t, s->ltag, s->rtag, l);
+
+	s->ltag = l;
+	s->rtag = r;
+	mr->ibv.lkey = mr->index << 8 | l;
+	mr->ibv.rkey = mr->index << 8 | r;
+	atomic_store_explicit(&s->mr, mr, memory_order_release);
+}
+
+static void unpublish_on_engine(void *arg)
+{
+	struct mr_slot *s = arg;
+
+	atomic_store_explicit(&s->mr, NULL, memory_order_release);
+}
+
+static struct emu_device *mr_dev(const struct emu_mr *mr)
+{
+	return mr->pd->ctx->dev;
+}
+
+/* Take mr's keys out of the table. The engine is the reader that must
+ * never see a region being changed or freed: clearing the slot from its
+ * own thread means that when this returns, it is in no access to mr and
+ * can no longer find it. */
+static void unpublish(struct emu_mr *mr)
+{
+	struct emu_device *dev = mr_dev(mr);
+	struct mr_slot *s = &dev->mrs->slots[mr->index];
+	struct emu_engine *engine;
+
+	pthread_mutex_lock(&dev->lock);
+	engine = dev->engine;
+	pthread_mutex_unlock(&dev->lock);
+	if (engine)
+		emu_engine_call(engine, unpublish_on_engine, s);
+	else
+		unpublish_on_engine(s);
+}
+
+/* ---- lookups and the access check ------------------------------------ */
+
+static struct emu_mr *lookup(struct emu_device *dev, uint32_t key,
+			     int remote)
+{
+	struct emu_mr_table *t = dev->mrs;
+	struct emu_mr *mr;
+	uint32_t idx = key >> 8;
+
+	if (!t || idx >= t->nslots)
+		return NULL;
+	mr = atomic_load_explicit(&t->slots[idx].mr, memory_order_acquire);
+	if (!mr || (remote ? mr->ibv.rkey : mr->ibv.lkey) != key)
+		return NULL;
+	return mr;
+}
+
+struct emu_mr *emu_mr_lookup_lkey(struct emu_device *dev, uint32_t lkey)
+{
+	return lookup(dev, lkey, 0);
+}
+
+struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey)
+{
+	return lookup(dev, rkey, 1);
+}
+
+enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
+				 const struct emu_pd *pd, uint64_t va,
+				 uint64_t len, unsigned int need,
+				 uint8_t **ptr)
+{
+	uint64_t off;
+
+	if (mr->pd != pd)
+		return EMU_MR_BAD_PD;
+	if (need & ~mr->access)
+		return EMU_MR_ACCESS;
+	/* Subtract rather than add: va + len may wrap past 2^64, the
+	 * offset and the room left after it cannot. */
+	if (va >= mr->iova && va - mr->iova <= mr->length) {
+		off = va - mr->iova;
+		if (len > mr->length - off)
+			return EMU_MR_BOUNDS;
+		if (ptr)
+			*ptr = mr->addr + off;
+		return EMU_MR_OK;
+	}
+	if (len)
+		return EMU_MR_BOUNDS;
+	/* A zero-length access touches nothing, so any va passes (IBTA
+	 * does not check the R_Key's range for it); hand back a pointer
+	 * that is valid to pass to memcpy with length 0. */
+	if (ptr)
+		*ptr = mr->addr;
+	return EMU_MR_OK;
+}
+
+enum emu_mr_check emu_mr_resolve_key(struct emu_device *dev, uint32_t key,
+				     int remote, const struct emu_pd *pd,
+				     uint64_t va, uint64_t len,
+				     unsigned int need, uint8_t **ptr)
+{
+	struct emu_mr *mr = lookup(dev, key, remote);
+
+	if (!mr)
+		return EMU_MR_BAD_KEY;
+	return emu_mr_resolve(mr, pd, va, len, need, ptr);
+}
+
+/* ---- pinning ----------------------------------------------------------- */
+
+/* Every page of [start, end) in a mapping that is readable, and writable
+ * too if asked: what get_user_pages needs before a real HCA may DMA. The
+ * engine reaches memory through plain loads and stores, so a region it
+ * could not touch would crash the process instead of failing an access.
+ * Without /proc, mincore's answer has to do. */
+static int check_protection(uintptr_t start, uintptr_t end, int writable)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	uintptr_t at = start;
+	char line[512];
+	int bad = 0;
+
+	if (!f)
+		return 0;
+	while (at < end && !bad && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[5];
+		bool whole = strchr(line, '\n') != NULL;
+
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 &&
+		    hi > at) {
+			/* A hole: unmapped since mincore looked. */
+			if (lo > at)
+				bad = 1;
+			else if (perms[0] != 'r' ||
+				 (writable && perms[1] != 'w'))
+				bad = 1;
+			else
+				at = hi;
+		}
+		/* A long path name: skip the rest of its line. */
+		while (!whole && fgets(line, sizeof(line), f))
+			whole = strchr(line, '\n') != NULL;
+	}
+	fclose(f);
+	return bad || at < end ? EFAULT : 0;
+}
+
+int emu_mr_check_mapped(const void *addr, uint64_t length, int writable)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)addr & ~(pg - 1);
+	uintptr_t end, at, n;
+	unsigned char vec[1024];
+	int tries = 0;
+
+	if (!length)
+		return 0;
+	/* Nothing that ends in the last page of the address space is user
+	 * memory; it also keeps the rounding below from wrapping. */
+	if (length > UINTPTR_MAX - pg ||
+	    (uintptr_t)addr > UINTPTR_MAX - pg - length)
+		return EFAULT;
+	end = ((uintptr_t)addr + length + pg - 1) & ~(pg - 1);
+	for (at = start; at < end; at += n) {
+		n = end - at;
+		if (n > sizeof(vec) * pg)
+			n = sizeof(vec) * pg;
+		if (mincore((void *)at, n, vec) == 0)
+			continue;
+		/* ENOMEM: part of the range is not mapped. EAGAIN is the
+		 * kernel short of memory for a moment: ask again. */
+		if (errno == EAGAIN && ++tries < 8) {
+			n = 0;
+			continue;
+		}
+		return EFAULT;
+	}
+	return check_protection(start, end, writable);
+}
+
+/* The range checks a kernel makes before pinning: not empty, no wrap of
+ * the process range or of the iova range, within max_mr_size. */
+static int check_range(struct emu_device *dev, const void *addr,
+		       uint64_t length, uint64_t iova)
+{
+	if (!length || length > dev->cfg.limits.max_mr_size)
+		return EINVAL;
+	if (length - 1 > UINTPTR_MAX - (uintptr_t)addr)
+		return EINVAL;
+	/* The region may end exactly at 2^64, not beyond. */
+	if (length - 1 > UINT64_MAX - iova)
+		return EINVAL;
+	return 0;
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
+		    uint64_t iova, unsigned int access, struct emu_mr **out)
+{
+	struct emu_device *dev = pd->ctx->dev;
+	struct emu_mr_table *t = dev->mrs;
+	struct emu_mr *mr;
+	int rc;
+
+	/* Optional bits ask for nothing we must honour: relaxed ordering
+	 * allows reordering and we simply do not reorder. */
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (access & IBV_ACCESS_ZERO_BASED)
+		iova = 0;
+	if (!t)
+		return ENOMEM;
+	rc = check_range(dev, addr, length, iova);
+	if (rc)
+		return rc;
+	rc = emu_mr_check_mapped(addr, length, !!(access & WRITABLE_ACCESS));
+	if (rc)
+		return rc;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return ENOMEM;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->ibv.context = pd->ibv.context;
+	mr->ibv.pd = &pd->ibv;
+	mr->ibv.addr = addr;
+	mr->ibv.length = length;
+	mr->ibv.handle = atomic_fetch_add(&mr_handles, 1) + 1;
+
+	pthread_mutex_lock(&t->lock);
+	rc = slot_take(t, &mr->index);
+	if (!rc) {
+		emu_pd_get(pd);
+		publish(t, mr);
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (rc) {
+		free(mr);
+		return rc;
+	}
+	*out = mr;
+	return 0;
+}
+
+int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
+		      void *addr, uint64_t length, unsigned int access)
+{
+	struct emu_device *dev = mr_dev(mr);
+	struct emu_pd *npd = mr->pd;
+	uint8_t *naddr = mr->addr;
+	uint64_t nlen = mr->length, niova = mr->iova;
+	unsigned int nacc = mr->access;
+	int rc = 0;
+
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		npd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		nacc = access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	/* As the kernel's rereg: the new translation is reached at its own
+	 * address (rdma-core passes addr as the new hca_va). */
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		naddr = addr;
+		nlen = length;
+		niova = nacc & IBV_ACCESS_ZERO_BASED ? 0 : (uintptr_t)addr;
+	}
+
+	/* Out of the engine's sight before anything changes; left out on
+	 * failure, as a real HCA may have destroyed the old key already. */
+	unpublish(mr);
+	if (!npd || npd->ctx != mr->pd->ctx)
+		rc = EINVAL;
+	if (!rc)
+		rc = check_range(dev, naddr, nlen, niova);
+	if (!rc && (flags & (IBV_REREG_MR_CHANGE_TRANSLATION |
+			     IBV_REREG_MR_CHANGE_ACCESS)))
+		rc = emu_mr_check_mapped(naddr, nlen,
+					 !!(nacc & WRITABLE_ACCESS));
+	if (rc)
+		return rc;
+
+	if (npd != mr->pd) {
+		emu_pd_get(npd);
+		emu_pd_put(mr->pd);
+		mr->pd = npd;
+		mr->ibv.pd = &npd->ibv;
+	}
+	mr->addr = naddr;
+	mr->length = nlen;
+	mr->iova = niova;
+	mr->access = nacc;
+	mr->ibv.addr = naddr;
+	mr->ibv.length = nlen;
+
+	pthread_mutex_lock(&dev->mrs->lock);
+	publish(dev->mrs, mr);
+	pthread_mutex_unlock(&dev->mrs->lock);
+	return 0;
+}
+
+void emu_mr_deregister(struct emu_mr *mr)
+{
+	struct emu_mr_table *t = mr_dev(mr)->mrs;
+
+	unpublish(mr);
+	pthread_mutex_lock(&t->lock);
+	slot_give(t, mr->index);
+	pthread_mutex_unlock(&t->lock);
+	emu_pd_put(mr->pd);
+	free(mr);
+}
+
+/* ---- PDs and per-device counts ---------------------------------------- */
+
+int emu_dev_count_take(struct emu_device *dev, enum emu_dev_count what)
+{
+	struct emu_mr_table *t = dev->mrs;
+	unsigned int cur;
+
+	if (!t)
+		return ENOMEM;
+	cur = atomic_load(&t->counts[what]);
+	do {
+		if (cur >= t->limits[what])
+			return ENOMEM;
+	} while (!atomic_compare_exchange_weak(&t->counts[what], &cur,
+					       cur + 1));
+	return 0;
+}
+
+void emu_dev_count_release(struct emu_device *dev, enum emu_dev_count what)
+{
+	atomic_fetch_sub(&dev->mrs->counts[what], 1);
+}
+
+struct emu_pd *emu_pd_alloc(struct emu_context *ctx)
+{
+	struct emu_pd *pd;
+	int rc;
+
+	rc = emu_dev_count_take(ctx->dev, EMU_COUNT_PD);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		emu_dev_count_release(ctx->dev, EMU_COUNT_PD);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ctx = ctx;
+	pd->ibv.context = &ctx->vctx.context;
+	pd->ibv.handle = atomic_fetch_add(&pd_handles, 1) + 1;
+	atomic_init(&pd->users, 0);
+	return pd;
+}
+
+int emu_pd_free(struct emu_pd *pd)
+{
+	if (atomic_load(&pd->users))
+		return EBUSY;
+	emu_dev_count_release(pd->ctx->dev, EMU_COUNT_PD);
+	free(pd);
+	return 0;
+}
