@@ -22,6 +22,10 @@ int emu_async_init(struct emu_async *a);
 void emu_async_fini(struct emu_async *a);
 /* Queue an event; 0, or -ENOSPC when the ring is full (counted). */
 int emu_async_push(struct emu_async *a, const struct ibv_async_event *ev);
+/* Withdraw the queued events that name obj (a QP, CQ, SRQ or WQ being
+ * destroyed): they are never delivered, as the kernel drops them. Returns
+ * how many were withdrawn. */
+unsigned int emu_async_cancel(struct emu_async *a, const void *obj);
 /* Take the oldest event, blocking unless the fd was made non-blocking.
  * 0, or -1 with errno (EAGAIN for a non-blocking fd with nothing queued). */
 int emu_async_pop(struct emu_async *a, struct ibv_async_event *ev);

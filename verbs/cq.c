@@ -1,65 +1,199 @@
-/* Placeholder until the CQ work lands: completion queues and channels
- * refuse with EOPNOTSUPP. */
+/* Front end of completion queues and channels: argument checks and errno
+ * conventions of the CQ verbs; the ring and events live in emu/cq.c. */
 #include <errno.h>
 #include <stddef.h>
 
-#include <infiniband/verbs.h>
+#include "emu/cq.h"
+#include "emu/device.h"
+#include "verbs/cq_ops.h"
 
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#undef ibv_reg_mr
-#undef ibv_reg_mr_iova
-
-static inline int unsupported_errno(void)
+static uint32_t max_cqe(struct ibv_context *context)
 {
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
-}
-
-static inline int unsupported_minus_one(void)
-{
-	errno = EOPNOTSUPP;
-	return -1;
-}
-
-static inline void *unsupported_null(void)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
+	return emu_ctx(context)->dev->cfg.limits.max_cqe;
 }
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
-	return unsupported_null();
+	struct emu_comp_channel *ch;
+	int rc;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = emu_comp_channel_create(emu_ctx(context), &ch);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	return &ch->ibv;
 }
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	return unsupported_errno();
+	if (!channel)
+		return EINVAL;
+	return -emu_comp_channel_destroy(to_emu_channel(channel));
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		     void **cq_context)
 {
-	return unsupported_minus_one();
+	struct emu_cq *ecq;
+
+	if (!channel || !cq || !cq_context) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (emu_comp_channel_get(to_emu_channel(channel), &ecq))
+		return -1;
+	*cq = emu_cq_ibv(ecq);
+	*cq_context = (*cq)->cq_context;
+	return 0;
 }
 
+/* As rdma-core: the count ibv_destroy_cq waits on, under the CQ's mutex. */
 void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
+	if (!cq)
+		return;
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* The checks both creation verbs share; 0 or an errno value. */
+static int check_common(struct ibv_context *context, uint32_t cqe,
+			struct ibv_comp_channel *channel, uint32_t comp_vector)
+{
+	if (cqe < 1 || cqe > max_cqe(context))
+		return EINVAL;
+	if (comp_vector >= (uint32_t)context->num_comp_vectors)
+		return EINVAL;
+	if (channel && channel->context != context)
+		return EINVAL;
+	return 0;
+}
+
+static struct emu_cq *create(struct ibv_context *context,
+			     struct emu_cq_attr *attr,
+			     struct ibv_comp_channel *channel)
+{
+	struct emu_cq *cq;
+	int rc;
+
+	attr->max_cqe = max_cqe(context);
+	attr->channel = channel ? to_emu_channel(channel) : NULL;
+	rc = emu_cq_create(emu_ctx(context), attr, &cq);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	return cq;
 }
 
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 			     void *cq_context, struct ibv_comp_channel *channel,
 			     int comp_vector)
 {
-	return unsupported_null();
+	/* A plain CQ is an extended one reporting the standard fields, so
+	 * ibv_cq_ex accessors work on it too. */
+	struct emu_cq_attr attr = {
+		.cq_context = cq_context,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct emu_cq *cq;
+	int rc;
+
+	if (!context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (cqe < 1 || comp_vector < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = check_common(context, (uint32_t)cqe, channel,
+			  (uint32_t)comp_vector);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	attr.cqe = (uint32_t)cqe;
+	cq = create(context, &attr, channel);
+	return cq ? emu_cq_ibv(cq) : NULL;
+}
+
+#define CQ_INIT_ATTR_KNOWN \
+	(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
+#define CQ_FLAGS_SUPPORTED \
+	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+
+static struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *ia)
+{
+	struct emu_cq_attr attr = {0};
+	struct emu_cq *cq;
+	int rc;
+
+	if (!context || !ia) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ia->comp_mask & ~(uint32_t)CQ_INIT_ATTR_KNOWN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* rdma-core refuses the fields a provider cannot report with
+	 * EOPNOTSUPP; we report exactly the standard ones. */
+	if (ia->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		if (ia->flags & ~(uint32_t)CQ_FLAGS_SUPPORTED) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		attr.flags = ia->flags;
+	}
+	/* No parent domains here: whatever pd is given is not one, and mlx5
+	 * answers that with EINVAL. */
+	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = check_common(context, ia->cqe, ia->channel, ia->comp_vector);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	attr.cqe = ia->cqe;
+	attr.cq_context = ia->cq_context;
+	attr.wc_flags = ia->wc_flags;
+	cq = create(context, &attr, ia->channel);
+	return cq ? &cq->ibv : NULL;
 }
 
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
-	return unsupported_errno();
+	if (!cq || cqe < 1 || (uint32_t)cqe > max_cqe(cq->context))
+		return EINVAL;
+	return -emu_cq_resize(to_emu_cq(cq), (uint32_t)cqe,
+			      max_cqe(cq->context));
 }
 
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
-	return unsupported_errno();
+	if (!cq)
+		return EINVAL;
+	return -emu_cq_destroy(to_emu_cq(cq));
+}
+
+void emu_verbs_set_cq_ops(struct verbs_context *vctx)
+{
+	vctx->context.ops.poll_cq = emu_cq_poll;
+	vctx->context.ops.req_notify_cq = emu_cq_req_notify;
+	vctx->create_cq_ex = create_cq_ex;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "verbs/cq_ops.h"
 #include "verbs/ops.h"
 
 /* Data-path slots the header's inline functions call directly. No QP, CQ,
@@ -30,17 +31,6 @@ static int no_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	if (bad_wr)
 		*bad_wr = wr;
-	return EOPNOTSUPP;
-}
-
-static int no_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
-{
-	/* ibv_poll_cq reports failure as a negative count. */
-	return -EOPNOTSUPP;
-}
-
-static int no_req_notify_cq(struct ibv_cq *cq, int solicited_only)
-{
 	return EOPNOTSUPP;
 }
 
@@ -88,8 +78,6 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	c->ops.post_send = no_post_send;
 	c->ops.post_recv = no_post_recv;
 	c->ops.post_srq_recv = no_post_srq_recv;
-	c->ops.poll_cq = no_poll_cq;
-	c->ops.req_notify_cq = no_req_notify_cq;
 	c->ops.alloc_mw = no_alloc_mw;
 	c->ops.bind_mw = no_bind_mw;
 	c->ops.dealloc_mw = no_dealloc_mw;
@@ -97,4 +85,5 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	vctx->close_xrcd = no_close_xrcd;
 	vctx->query_port = emu_verbs_query_port;
 	vctx->query_device_ex = emu_verbs_query_device_ex;
+	emu_verbs_set_cq_ops(vctx);
 }

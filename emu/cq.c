@@ -1,0 +1,612 @@
+/* The CQ ring and completion channels: the engine pushes completions, the
+ * application polls them lock-free of system calls, events go to channels. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "emu/cq.h"
+#include "emu/device.h"
+
+/*
+ * Single producer (serialised by cq->plock), single consumer (serialised by
+ * cq->clock) ring. Indexes run free and are masked on use; the producer
+ * publishes tail with release after writing a slot, the consumer publishes
+ * head with release after reading one, so neither side ever takes the
+ * other's lock. limit is the CQ's size, slots the power of two above it.
+ */
+struct emu_cq_ring {
+	uint32_t limit;
+	uint32_t mask;
+	/* Apart, so the two sides do not bounce one cache line. */
+	_Atomic uint32_t head;
+	char pad1[60];
+	_Atomic uint32_t tail;
+	char pad2[60];
+	struct ibv_wc slot[];
+};
+
+static struct emu_cq *ex_to_cq(struct ibv_cq_ex *c)
+{
+	return (struct emu_cq *)c;
+}
+
+static uint32_t pow2_above(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n && p < 0x80000000u)
+		p <<= 1;
+	return p;
+}
+
+uint32_t emu_cq_size(uint32_t cqe, uint32_t max_cqe)
+{
+	uint32_t size = pow2_above(cqe ? cqe : 1);
+
+	if (size > max_cqe)
+		size = max_cqe;
+	return size < cqe ? cqe : size;
+}
+
+static struct emu_cq_ring *ring_alloc(uint32_t limit)
+{
+	uint32_t slots = pow2_above(limit);
+	struct emu_cq_ring *r;
+
+	/* Free-running 32-bit indexes tell full from empty up to 2^31. */
+	if (!limit || slots < limit)
+		return NULL;
+	r = malloc(sizeof(*r) + (size_t)slots * sizeof(struct ibv_wc));
+	if (!r)
+		return NULL;
+	r->limit = limit;
+	r->mask = slots - 1;
+	atomic_init(&r->head, 0);
+	atomic_init(&r->tail, 0);
+	return r;
+}
+
+/* ---- consumer lock ---------------------------------------------------- */
+
+/* A CQ created IBV_CREATE_CQ_ATTR_SINGLE_THREADED has one polling thread
+ * by contract, so it polls without the lock, as mlx5 does. */
+static void consumer_lock(struct emu_cq *cq)
+{
+	if (!(cq->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		pthread_spin_lock(&cq->clock);
+}
+
+static void consumer_unlock(struct emu_cq *cq)
+{
+	if (!(cq->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		pthread_spin_unlock(&cq->clock);
+}
+
+/* ---- completion channels ---------------------------------------------- */
+
+int emu_comp_channel_create(struct emu_context *ctx,
+			    struct emu_comp_channel **out)
+{
+	struct emu_comp_channel *ch = calloc(1, sizeof(*ch));
+	int err;
+
+	if (!ch)
+		return -ENOMEM;
+	/* Semaphore mode: one read takes one event, so a program that polls
+	 * the fd and then reads one event at a time sees them all. */
+	ch->ibv.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (ch->ibv.fd < 0) {
+		err = -errno;
+		free(ch);
+		return err;
+	}
+	ch->ibv.context = &ctx->vctx.context;
+	ch->ibv.refcnt = 0;
+	pthread_mutex_init(&ch->lock, NULL);
+	*out = ch;
+	return 0;
+}
+
+int emu_comp_channel_destroy(struct emu_comp_channel *ch)
+{
+	struct ibv_context *c = ch->ibv.context;
+
+	/* refcnt is guarded by the context's mutex, as in rdma-core, where
+	 * ibv_create_cq and ibv_destroy_cq change it. */
+	pthread_mutex_lock(&c->mutex);
+	if (ch->ibv.refcnt) {
+		pthread_mutex_unlock(&c->mutex);
+		return -EBUSY;
+	}
+	pthread_mutex_unlock(&c->mutex);
+	close(ch->ibv.fd);
+	pthread_mutex_destroy(&ch->lock);
+	free(ch);
+	return 0;
+}
+
+/* Queue one event for cq on its channel: no allocation, one write. */
+static void channel_signal(struct emu_cq *cq)
+{
+	struct emu_comp_channel *ch = to_emu_channel(cq->ibv.channel);
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&ch->lock);
+	if (cq->ev_pending++ == 0) {
+		cq->ev_next = NULL;
+		if (ch->last)
+			ch->last->ev_next = cq;
+		else
+			ch->first = cq;
+		ch->last = cq;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	/* After queueing, so whoever takes the count finds the event. A full
+	 * counter (2^64 - 2 unread events) cannot happen in practice. */
+	if (write(ch->ibv.fd, &one, sizeof(one)) != sizeof(one))
+		return;
+}
+
+static void channel_unlink_first(struct emu_comp_channel *ch)
+{
+	struct emu_cq *cq = ch->first;
+
+	ch->first = cq->ev_next;
+	if (!ch->first)
+		ch->last = NULL;
+	cq->ev_next = NULL;
+}
+
+int emu_comp_channel_get(struct emu_comp_channel *ch, struct emu_cq **out)
+{
+	struct emu_cq *cq;
+	uint64_t n;
+	ssize_t r;
+
+	for (;;) {
+		do
+			r = read(ch->ibv.fd, &n, sizeof(n));
+		while (r < 0 && errno == EINTR);
+		if (r != sizeof(n)) {
+			if (r >= 0)
+				errno = EIO;
+			return -1;
+		}
+		pthread_mutex_lock(&ch->lock);
+		cq = ch->first;
+		if (!cq) {
+			/* A count whose CQ was destroyed unread. */
+			if (ch->stale)
+				ch->stale--;
+			pthread_mutex_unlock(&ch->lock);
+			continue;
+		}
+		channel_unlink_first(ch);
+		/* A CQ with more unread events goes to the back, so the
+		 * events of busy CQs do not starve the others. */
+		if (--cq->ev_pending) {
+			if (ch->last)
+				ch->last->ev_next = cq;
+			else
+				ch->first = cq;
+			ch->last = cq;
+		}
+		/* Counted before the channel lock is dropped, so a destroy
+		 * that purges the channel after us waits for this ack. */
+		pthread_mutex_lock(&cq->ibv.mutex);
+		cq->comp_reported++;
+		pthread_mutex_unlock(&cq->ibv.mutex);
+		pthread_mutex_unlock(&ch->lock);
+		*out = cq;
+		return 0;
+	}
+}
+
+/* Forget cq's unread events: the kernel drops them on destroy too. */
+static void channel_purge(struct emu_cq *cq)
+{
+	struct emu_comp_channel *ch = to_emu_channel(cq->ibv.channel);
+	struct emu_cq **pp, *prev = NULL;
+
+	pthread_mutex_lock(&ch->lock);
+	if (cq->ev_pending) {
+		for (pp = &ch->first; *pp; prev = *pp, pp = &(*pp)->ev_next) {
+			if (*pp != cq)
+				continue;
+			*pp = cq->ev_next;
+			if (ch->last == cq)
+				ch->last = prev;
+			break;
+		}
+		ch->stale += cq->ev_pending;
+		cq->ev_pending = 0;
+		cq->ev_next = NULL;
+	}
+	pthread_mutex_unlock(&ch->lock);
+}
+
+/* ---- async events ----------------------------------------------------- */
+
+static void raise_cq_err(struct emu_cq *cq)
+{
+	struct ibv_async_event ev = {
+		.element.cq = emu_cq_ibv(cq),
+		.event_type = IBV_EVENT_CQ_ERR,
+	};
+
+	/* Counted first: a destroy must wait for the ack of an event that
+	 * may be read the moment it is queued. */
+	pthread_mutex_lock(&cq->ibv.mutex);
+	cq->async_reported++;
+	pthread_mutex_unlock(&cq->ibv.mutex);
+	if (emu_async_push(&cq->ctx->async, &ev) == -ENOSPC) {
+		pthread_mutex_lock(&cq->ibv.mutex);
+		cq->async_reported--;
+		pthread_mutex_unlock(&cq->ibv.mutex);
+	}
+}
+
+/* ---- producer --------------------------------------------------------- */
+
+int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited)
+{
+	struct emu_cq_ring *r;
+	bool fire = false;
+	uint32_t t;
+
+	pthread_spin_lock(&cq->plock);
+	if (atomic_load_explicit(&cq->error, memory_order_relaxed)) {
+		cq->lost++;
+		pthread_spin_unlock(&cq->plock);
+		return -ENOSPC;
+	}
+	r = cq->ring;
+	t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	if (t - atomic_load_explicit(&r->head, memory_order_acquire) >=
+	    r->limit) {
+		cq->lost++;
+		if (cq->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN) {
+			pthread_spin_unlock(&cq->plock);
+			return -ENOSPC;
+		}
+		/* Release: a poller that sees the error also sees every
+		 * completion queued before it. */
+		atomic_store_explicit(&cq->error, true, memory_order_release);
+		cq->armed = EMU_CQ_DISARMED;
+		pthread_spin_unlock(&cq->plock);
+		raise_cq_err(cq);
+		return -ENOSPC;
+	}
+	r->slot[t & r->mask] = *wc;
+	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+	/* IBTA: solicited-only fires for solicited and for error
+	 * completions; either arming is one-shot. */
+	if (cq->armed == EMU_CQ_ARMED_NEXT ||
+	    (cq->armed == EMU_CQ_ARMED_SOLICITED &&
+	     (solicited || wc->status != IBV_WC_SUCCESS))) {
+		cq->armed = EMU_CQ_DISARMED;
+		fire = cq->ibv.channel != NULL;
+	}
+	pthread_spin_unlock(&cq->plock);
+	if (fire)
+		channel_signal(cq);
+	return 0;
+}
+
+int emu_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct emu_cq *cq = to_emu_cq(ibcq);
+	int want = solicited_only ? EMU_CQ_ARMED_SOLICITED : EMU_CQ_ARMED_NEXT;
+
+	pthread_spin_lock(&cq->plock);
+	if (cq->armed < want)
+		cq->armed = want;
+	pthread_spin_unlock(&cq->plock);
+	return 0;
+}
+
+/* ---- consumers -------------------------------------------------------- */
+
+int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct emu_cq *cq = to_emu_cq(ibcq);
+	struct emu_cq_ring *r;
+	uint32_t h, n, i;
+	bool err;
+
+	if (num_entries < 0 || (num_entries && !wc))
+		return -EINVAL;
+	if (!num_entries)
+		return 0;
+	consumer_lock(cq);
+	r = cq->ring;
+	/* The error first: seen set, the tail read after it is final. */
+	err = atomic_load_explicit(&cq->error, memory_order_acquire);
+	h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	n = atomic_load_explicit(&r->tail, memory_order_acquire) - h;
+	if (n > (uint32_t)num_entries)
+		n = (uint32_t)num_entries;
+	for (i = 0; i < n; i++)
+		wc[i] = r->slot[(h + i) & r->mask];
+	atomic_store_explicit(&r->head, h + n, memory_order_release);
+	consumer_unlock(cq);
+	/* An overrun CQ gives back what it held, then fails for good. */
+	if (!n && err)
+		return -EIO;
+	return (int)n;
+}
+
+uint32_t emu_cq_count(struct emu_cq *cq)
+{
+	struct emu_cq_ring *r;
+	uint32_t n;
+
+	/* The producer lock keeps the ring in place (resize takes it too)
+	 * and, unlike the consumer lock, is never held across a caller's
+	 * start_poll..end_poll batch. */
+	pthread_spin_lock(&cq->plock);
+	r = cq->ring;
+	n = atomic_load_explicit(&r->tail, memory_order_relaxed) -
+	    atomic_load_explicit(&r->head, memory_order_acquire);
+	pthread_spin_unlock(&cq->plock);
+	return n;
+}
+
+bool emu_cq_in_error(struct emu_cq *cq)
+{
+	return atomic_load_explicit(&cq->error, memory_order_acquire);
+}
+
+/* ---- extended polling ------------------------------------------------- */
+
+/* Make entry idx current, or report why there is none. */
+static int ex_take(struct emu_cq *cq, uint32_t idx, bool err)
+{
+	struct emu_cq_ring *r = cq->ring;
+
+	if (atomic_load_explicit(&r->tail, memory_order_acquire) == idx) {
+		cq->cur = NULL;
+		return err ? EIO : ENOENT;
+	}
+	cq->cur = &r->slot[idx & r->mask];
+	cq->cur_idx = idx;
+	/* Providers expose the two hottest fields directly. */
+	cq->ibv.status = cq->cur->status;
+	cq->ibv.wr_id = cq->cur->wr_id;
+	return 0;
+}
+
+/* The consumer lock is held from a successful start_poll to end_poll, so
+ * the current entry stays in place while the caller reads it. */
+static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct emu_cq *cq = ex_to_cq(ibcq);
+	uint32_t h;
+	bool err;
+	int rc;
+
+	if (attr && attr->comp_mask)
+		return EINVAL;
+	consumer_lock(cq);
+	err = atomic_load_explicit(&cq->error, memory_order_acquire);
+	h = atomic_load_explicit(&cq->ring->head, memory_order_relaxed);
+	rc = ex_take(cq, h, err);
+	if (rc)
+		consumer_unlock(cq);
+	return rc;
+}
+
+static int ex_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct emu_cq *cq = ex_to_cq(ibcq);
+	struct emu_cq_ring *r = cq->ring;
+	uint32_t h;
+	bool err;
+
+	/* The previous entry is consumed now: its slot may be reused. */
+	if (cq->cur) {
+		h = cq->cur_idx + 1;
+		atomic_store_explicit(&r->head, h, memory_order_release);
+	} else {
+		h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	}
+	err = atomic_load_explicit(&cq->error, memory_order_acquire);
+	return ex_take(cq, h, err);
+}
+
+static void ex_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct emu_cq *cq = ex_to_cq(ibcq);
+
+	if (cq->cur)
+		atomic_store_explicit(&cq->ring->head, cq->cur_idx + 1,
+				      memory_order_release);
+	cq->cur = NULL;
+	consumer_unlock(cq);
+}
+
+static const struct ibv_wc *cur(struct ibv_cq_ex *ibcq)
+{
+	return ex_to_cq(ibcq)->cur;
+}
+
+static enum ibv_wc_opcode ex_read_opcode(struct ibv_cq_ex *c)
+{
+	return cur(c)->opcode;
+}
+
+static uint32_t ex_read_vendor_err(struct ibv_cq_ex *c)
+{
+	return cur(c)->vendor_err;
+}
+
+static uint32_t ex_read_byte_len(struct ibv_cq_ex *c)
+{
+	return cur(c)->byte_len;
+}
+
+static __be32 ex_read_imm_data(struct ibv_cq_ex *c)
+{
+	return cur(c)->imm_data;
+}
+
+static uint32_t ex_read_qp_num(struct ibv_cq_ex *c)
+{
+	return cur(c)->qp_num;
+}
+
+static uint32_t ex_read_src_qp(struct ibv_cq_ex *c)
+{
+	return cur(c)->src_qp;
+}
+
+static unsigned int ex_read_wc_flags(struct ibv_cq_ex *c)
+{
+	return cur(c)->wc_flags;
+}
+
+static uint32_t ex_read_slid(struct ibv_cq_ex *c)
+{
+	return cur(c)->slid;
+}
+
+static uint8_t ex_read_sl(struct ibv_cq_ex *c)
+{
+	return cur(c)->sl;
+}
+
+static uint8_t ex_read_dlid_path_bits(struct ibv_cq_ex *c)
+{
+	return cur(c)->dlid_path_bits;
+}
+
+/* Every ring entry is a full ibv_wc, so each standard field can be read
+ * whatever wc_flags asked for; the accessors of fields we never produce
+ * (timestamps, CVLAN, flow tag, TM) stay NULL, as a provider leaves the
+ * ones not requested. */
+static void ex_fill_ops(struct ibv_cq_ex *c)
+{
+	c->start_poll = ex_start_poll;
+	c->next_poll = ex_next_poll;
+	c->end_poll = ex_end_poll;
+	c->read_opcode = ex_read_opcode;
+	c->read_vendor_err = ex_read_vendor_err;
+	c->read_byte_len = ex_read_byte_len;
+	c->read_imm_data = ex_read_imm_data;
+	c->read_qp_num = ex_read_qp_num;
+	c->read_src_qp = ex_read_src_qp;
+	c->read_wc_flags = ex_read_wc_flags;
+	c->read_slid = ex_read_slid;
+	c->read_sl = ex_read_sl;
+	c->read_dlid_path_bits = ex_read_dlid_path_bits;
+}
+
+/* ---- create, resize, destroy ------------------------------------------ */
+
+int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
+		  struct emu_cq **out)
+{
+	struct ibv_context *c = &ctx->vctx.context;
+	struct emu_cq *cq = calloc(1, sizeof(*cq));
+	uint32_t size = emu_cq_size(attr->cqe, attr->max_cqe);
+
+	if (!cq)
+		return -ENOMEM;
+	cq->ring = ring_alloc(size);
+	if (!cq->ring) {
+		free(cq);
+		return -ENOMEM;
+	}
+	cq->ctx = ctx;
+	cq->wc_flags = attr->wc_flags;
+	cq->flags = attr->flags;
+	atomic_init(&cq->users, 0);
+	atomic_init(&cq->error, false);
+	pthread_spin_init(&cq->plock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&cq->clock, PTHREAD_PROCESS_PRIVATE);
+
+	/* What rdma-core's verbs_init_cq() does for every provider. */
+	cq->ibv.context = c;
+	cq->ibv.channel = attr->channel ? &attr->channel->ibv : NULL;
+	cq->ibv.cq_context = attr->cq_context;
+	cq->ibv.cqe = (int)size;
+	cq->ibv.comp_events_completed = 0;
+	cq->ibv.async_events_completed = 0;
+	pthread_mutex_init(&cq->ibv.mutex, NULL);
+	pthread_cond_init(&cq->ibv.cond, NULL);
+	ex_fill_ops(&cq->ibv);
+	if (attr->channel) {
+		pthread_mutex_lock(&c->mutex);
+		attr->channel->ibv.refcnt++;
+		pthread_mutex_unlock(&c->mutex);
+	}
+	*out = cq;
+	return 0;
+}
+
+int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
+{
+	uint32_t size = emu_cq_size(cqe, max_cqe);
+	struct emu_cq_ring *old, *r = ring_alloc(size);
+	uint32_t h, n, i;
+
+	if (!r)
+		return -ENOMEM;
+	/* Both sides stopped: pollers (clock) and producers (plock). */
+	consumer_lock(cq);
+	pthread_spin_lock(&cq->plock);
+	old = cq->ring;
+	h = atomic_load_explicit(&old->head, memory_order_relaxed);
+	n = atomic_load_explicit(&old->tail, memory_order_relaxed) - h;
+	if (n > cqe) {
+		pthread_spin_unlock(&cq->plock);
+		consumer_unlock(cq);
+		free(r);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		r->slot[i] = old->slot[(h + i) & old->mask];
+	atomic_store_explicit(&r->tail, n, memory_order_relaxed);
+	cq->ring = r;
+	cq->ibv.cqe = (int)size;
+	pthread_spin_unlock(&cq->plock);
+	consumer_unlock(cq);
+	free(old);
+	return 0;
+}
+
+int emu_cq_destroy(struct emu_cq *cq)
+{
+	struct ibv_comp_channel *ch = cq->ibv.channel;
+	uint32_t forgotten;
+
+	if (atomic_load_explicit(&cq->users, memory_order_acquire))
+		return -EBUSY;
+	if (ch)
+		channel_purge(cq);
+	forgotten = emu_async_cancel(&cq->ctx->async, emu_cq_ibv(cq));
+
+	/* As rdma-core: every event handed out must be acked first, so the
+	 * application never acks into freed memory. */
+	pthread_mutex_lock(&cq->ibv.mutex);
+	while (cq->ibv.comp_events_completed != cq->comp_reported ||
+	       cq->ibv.async_events_completed !=
+		       cq->async_reported - forgotten)
+		pthread_cond_wait(&cq->ibv.cond, &cq->ibv.mutex);
+	pthread_mutex_unlock(&cq->ibv.mutex);
+
+	if (ch) {
+		pthread_mutex_lock(&ch->context->mutex);
+		ch->refcnt--;
+		pthread_mutex_unlock(&ch->context->mutex);
+	}
+	pthread_cond_destroy(&cq->ibv.cond);
+	pthread_mutex_destroy(&cq->ibv.mutex);
+	pthread_spin_destroy(&cq->clock);
+	pthread_spin_destroy(&cq->plock);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}
