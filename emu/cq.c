@@ -1,6 +1,7 @@
 /* The CQ ring and completion channels: the engine pushes completions, the
  * application polls them lock-free of system calls, events go to channels. */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -309,6 +310,22 @@ int emu_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
 
 /* ---- consumers -------------------------------------------------------- */
 
+/* The emulated HCA's work runs on engine threads that share the cores with
+ * the application; a program busy-polling an empty CQ would starve them
+ * (on 2 cores, a ping-pong's latency grows eightfold). So a run of empty
+ * polls gives the core away now and then; a poll that finds completions
+ * never makes a system call. */
+#define EMU_CQ_EMPTY_POLLS_PER_YIELD 4
+
+static void empty_poll(struct emu_cq *cq)
+{
+	if (atomic_fetch_add_explicit(&cq->empty_polls, 1,
+				      memory_order_relaxed) %
+		    EMU_CQ_EMPTY_POLLS_PER_YIELD ==
+	    EMU_CQ_EMPTY_POLLS_PER_YIELD - 1)
+		sched_yield();
+}
+
 int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct emu_cq *cq = to_emu_cq(ibcq);
@@ -335,6 +352,8 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	/* An overrun CQ gives back what it held, then fails for good. */
 	if (!n && err)
 		return -EIO;
+	if (!n)
+		empty_poll(cq);
 	return (int)n;
 }
 
@@ -368,6 +387,8 @@ static int ex_take(struct emu_cq *cq, uint32_t idx, bool err)
 
 	if (atomic_load_explicit(&r->tail, memory_order_acquire) == idx) {
 		cq->cur = NULL;
+		if (!err)
+			empty_poll(cq);
 		return err ? EIO : ENOENT;
 	}
 	cq->cur = &r->slot[idx & r->mask];

@@ -78,6 +78,7 @@ struct emu_cq {
 	 * not zero ibv_destroy_cq() fails with EBUSY, as the kernel's would.
 	 */
 	atomic_int users;
+	atomic_uint empty_polls;		/* run of polls that found nothing */
 
 	/* Producer side: emu_cq_push(), arming, resize. */
 	pthread_spinlock_t plock;
