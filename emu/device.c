@@ -10,6 +10,8 @@
 #include "emu/engine.h"
 #include "emu/mr.h"
 #include "emu/netlink.h"
+#include "emu/qp.h"
+#include "emu/transport.h"
 
 static struct emu_device *registry[EMU_MAX_DEVICES];
 static unsigned int registry_len;
@@ -232,6 +234,11 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 		emu_device_destroy(dev);
 		return NULL;
 	}
+	if (emu_qp_table_create(dev)) {
+		report(errf, cfg, 0, "cannot allocate the QP table", ENOMEM);
+		emu_device_destroy(dev);
+		return NULL;
+	}
 	return dev;
 }
 
@@ -244,6 +251,7 @@ void emu_device_destroy(struct emu_device *dev)
 	for (i = 0; i < dev->nports; i++)
 		port_fini(&dev->ports[i]);
 	emu_mr_table_destroy(dev);
+	emu_qp_table_destroy(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }
@@ -327,7 +335,7 @@ static int engine_up(struct emu_device *dev)
 			return -ENOMEM;
 		port->nl_watch = w;
 	}
-	return 0;
+	return emu_transport_start(dev);
 }
 
 static void engine_down(struct emu_device *dev)
@@ -340,6 +348,7 @@ static void engine_down(struct emu_device *dev)
 		emu_engine_unwatch(dev->engine, dev->ports[i].nl_watch);
 		dev->ports[i].nl_watch = NULL;
 	}
+	emu_transport_stop(dev);
 	emu_engine_stop(dev->engine);
 	dev->engine = NULL;
 }

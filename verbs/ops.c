@@ -6,6 +6,7 @@
 #include "emu/device.h"
 #include "verbs/cq_ops.h"
 #include "verbs/ops.h"
+#include "verbs/qp_ops.h"
 
 /* Data-path slots the header's inline functions call directly. No QP, CQ,
  * SRQ or MW can be created yet, so these are reached only with objects
@@ -86,4 +87,5 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	vctx->query_port = emu_verbs_query_port;
 	vctx->query_device_ex = emu_verbs_query_device_ex;
 	emu_verbs_set_cq_ops(vctx);
+	emu_verbs_set_qp_ops(vctx);
 }

@@ -1,55 +1,183 @@
-/* Placeholder until the QP work lands: these verbs refuse with
- * EOPNOTSUPP. */
+/* Front end of queue pairs: argument checks and errno conventions of the
+ * QP verbs and of posting; the QP itself lives in emu/qp.c. */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
-#include <infiniband/verbs.h>
+#include "emu/device.h"
+#include "emu/pd.h"
+#include "emu/qp.h"
+#include "emu/qp_attr.h"
+#include "verbs/qp_ops.h"
 
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#undef ibv_reg_mr
-#undef ibv_reg_mr_iova
-
-static inline int unsupported_errno(void)
+/* What this device builds on top of the checks in emu/qp_attr.c: no SRQ
+ * or XRC QPs yet. */
+static int create_supported(const struct ibv_qp_init_attr_ex *init)
 {
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	if (init->qp_type != IBV_QPT_RC && init->qp_type != IBV_QPT_UC &&
+	    init->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (init->srq)
+		return EOPNOTSUPP;
+	return 0;
 }
 
-static inline int unsupported_minus_one(void)
+static struct ibv_qp *create(struct ibv_context *context,
+			     struct ibv_qp_init_attr_ex *init)
 {
-	errno = EOPNOTSUPP;
-	return -1;
-}
+	struct emu_context *ctx = emu_ctx(context);
+	struct emu_qp *qp;
+	int rc;
 
-static inline void *unsupported_null(void)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
+	rc = emu_qp_init_attr_check(ctx->dev, init);
+	if (!rc && init->pd->context != context)
+		rc = EINVAL;
+	if (!rc && ((init->send_cq && init->send_cq->context != context) ||
+		    (init->recv_cq && init->recv_cq->context != context)))
+		rc = EINVAL;
+	if (!rc)
+		rc = create_supported(init);
+	if (!rc)
+		rc = emu_qp_create(ctx, init, &qp);
+	if (!rc && (init->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		rc = emu_qpx_init(&qp->qpx, init->send_ops_flags,
+				  init->cap.max_send_wr, init->cap.max_send_sge,
+				  init->cap.max_inline_data);
+		qp->qpx_ready = !rc;
+		if (rc)
+			emu_qp_destroy(qp);
+	}
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return emu_qp_ibv(qp);
 }
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *qp_init_attr)
 {
-	return unsupported_null();
+	struct ibv_qp_init_attr_ex init;
+	struct ibv_qp *qp;
+
+	if (!pd || !qp_init_attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&init, 0, sizeof(init));
+	memcpy(&init, qp_init_attr, sizeof(*qp_init_attr));
+	init.comp_mask = IBV_QP_INIT_ATTR_PD;
+	init.pd = pd;
+	qp = create(pd->context, &init);
+	/* The caps granted go back to the caller, as with rdma-core. */
+	if (qp)
+		qp_init_attr->cap = init.cap;
+	return qp;
+}
+
+static struct ibv_qp *op_create_qp_ex(struct ibv_context *context,
+				      struct ibv_qp_init_attr_ex *init)
+{
+	if (!context || !init) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(init->comp_mask & IBV_QP_INIT_ATTR_PD) || !init->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return create(context, init);
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
-	return unsupported_errno();
+	if (!qp || !attr)
+		return EINVAL;
+	return emu_qp_modify(to_emu_qp(qp), attr, attr_mask);
 }
 
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr)
 {
-	return unsupported_errno();
+	if (!qp || !attr || !init_attr)
+		return EINVAL;
+	return emu_qp_query(to_emu_qp(qp), attr, attr_mask, init_attr);
 }
 
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
-	return unsupported_errno();
+	struct emu_qp *eqp;
+
+	if (!qp)
+		return EINVAL;
+	eqp = to_emu_qp(qp);
+	if (eqp->qpx_ready)
+		emu_qpx_fini(&eqp->qpx);
+	eqp->qpx_ready = false;
+	return emu_qp_destroy(eqp);
 }
 
+/* The operations each type can post through the ibv_wr_* interface. */
+static uint64_t type_send_ops(enum ibv_qp_type type)
+{
+	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+
+	if (type == IBV_QPT_RC || type == IBV_QPT_UC)
+		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	if (type == IBV_QPT_RC)
+		ops |= IBV_QP_EX_WITH_RDMA_READ |
+		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	return ops;
+}
+
+/* A QP created without send_ops_flags gets the interface on first use,
+ * with every operation its type supports. */
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	return unsupported_null();
+	struct emu_qp *eqp;
+	int rc = 0;
+
+	if (!qp) {
+		errno = EINVAL;
+		return NULL;
+	}
+	eqp = to_emu_qp(qp);
+	pthread_mutex_lock(&eqp->lock);
+	if (!eqp->qpx_ready) {
+		rc = emu_qpx_init(&eqp->qpx, type_send_ops(eqp->type),
+				  eqp->cap.max_send_wr, eqp->cap.max_send_sge,
+				  eqp->cap.max_inline_data);
+		eqp->qpx_ready = !rc;
+	}
+	pthread_mutex_unlock(&eqp->lock);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return &eqp->qpx.ibv;
+}
+
+static int op_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	if (!wr)
+		return 0;
+	return emu_qp_post_send(to_emu_qp(qp), wr, bad_wr);
+}
+
+static int op_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	if (!wr)
+		return 0;
+	return emu_qp_post_recv(to_emu_qp(qp), wr, bad_wr);
+}
+
+void emu_verbs_set_qp_ops(struct verbs_context *vctx)
+{
+	vctx->context.ops.post_send = op_post_send;
+	vctx->context.ops.post_recv = op_post_recv;
+	vctx->create_qp_ex = op_create_qp_ex;
 }

@@ -1,0 +1,366 @@
+/* The completer: ACKs, NAKs, READ responses and atomic ACKs retire send
+ * WQEs; retransmission and RNR timers; remote and local error completions. */
+#include <string.h>
+
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/qp.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+#include "net/psn.h"
+
+/* IBTA's local ACK timeout is 4.096 us x 2^timeout. Below about 4 ms a
+ * software peer on a busy machine misses it for scheduling reasons alone,
+ * so shorter values are raised to 2^10. */
+#define COMP_MIN_TIMEOUT_EXP	10
+
+static bool is_rd_atomic(uint32_t op)
+{
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static struct ev_loop *loop_of(struct emu_qp *qp)
+{
+	return emu_engine_loop(qp->dev->engine);
+}
+
+static bool outstanding(struct emu_qp *qp)
+{
+	return psn_before(qp->comp.psn, qp->req.psn_hi);
+}
+
+static struct emu_swqe *oldest(struct emu_qp *qp)
+{
+	uint32_t cons = atomic_load_explicit(&qp->sq.cons,
+					     memory_order_relaxed);
+
+	if (cons == atomic_load_explicit(&qp->sq.prod, memory_order_acquire))
+		return NULL;
+	return emu_wq_slot(&qp->sq, cons);
+}
+
+/* The oldest request ends in error, and with it the QP. */
+static void fail(struct emu_qp *qp, enum ibv_wc_status status)
+{
+	struct emu_swqe *w = oldest(qp);
+
+	if (w)
+		emu_qp_complete_send(qp, w, status);
+	emu_qp_error(qp, 0);
+}
+
+void emu_comp_arm(struct emu_qp *qp)
+{
+	struct ev_loop *loop = loop_of(qp);
+	unsigned int exp = qp->attr.timeout;
+
+	/* Timeout 0 means wait forever (IBTA 9.7.6.1.3). */
+	if (!exp || qp->req.rnr_wait || !outstanding(qp)) {
+		ev_timer_stop(loop, &qp->comp.retry_timer);
+		return;
+	}
+	if (ev_is_active(&qp->comp.retry_timer))
+		return;
+	if (exp < COMP_MIN_TIMEOUT_EXP)
+		exp = COMP_MIN_TIMEOUT_EXP;
+	qp->comp.retry_timer.repeat = 4.096e-6 * (double)(1ull << exp);
+	ev_timer_again(loop, &qp->comp.retry_timer);
+}
+
+/* Progress: the retry budgets start over and the timer with them. */
+static void progress(struct emu_qp *qp)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.rewound = false;
+	ev_timer_stop(loop_of(qp), &qp->comp.retry_timer);
+	emu_comp_arm(qp);
+}
+
+static void rewind_once(struct emu_qp *qp, uint32_t psn)
+{
+	if (qp->comp.rewound && qp->comp.rewind_psn == psn)
+		return;
+	qp->comp.rewound = true;
+	qp->comp.rewind_psn = psn;
+	emu_req_rewind(qp, psn);
+}
+
+/*
+ * Retire, in order, the requests that an acknowledgement of every PSN up
+ * to psn completes. A READ or atomic completes only with its data; an ACK
+ * beyond one still waiting means its response was lost (IBTA's implicit
+ * NAK), so it is asked for again.
+ */
+static void ack_upto(struct emu_qp *qp, uint32_t psn)
+{
+	struct emu_swqe *w;
+	bool moved = false;
+
+	if (psn_before(psn, qp->comp.psn) &&
+	    psn_diff(qp->comp.psn, psn) > 1) {
+		/* Old news, but it may still let a request finish. */
+		psn = psn_sub(qp->comp.psn, 1);
+	}
+	while ((w = oldest(qp)) && w->started) {
+		if (w->status) {
+			fail(qp, (enum ibv_wc_status)w->status);
+			return;
+		}
+		if (is_rd_atomic(w->opcode)) {
+			if (!w->done) {
+				if (psn_after(psn, w->last_psn))
+					rewind_once(qp, w->resp_psn);
+				/* Acknowledged no further than its data. */
+				if (psn_after_eq(psn, w->resp_psn))
+					psn = psn_sub(w->resp_psn, 1);
+				break;
+			}
+		} else if (psn_after(w->last_psn, psn)) {
+			break;
+		}
+		/* A request the requester was resending is done: carry on
+		 * after it. */
+		if (qp->req.idx == atomic_load_explicit(&qp->sq.cons,
+							memory_order_relaxed)) {
+			qp->req.off = 0;
+			qp->req.psn = psn_inc(w->last_psn);
+		}
+		emu_qp_complete_send(qp, w, IBV_WC_SUCCESS);
+		moved = true;
+	}
+	if (psn_after(psn_inc(psn), qp->comp.psn) &&
+	    psn_before_eq(psn_inc(psn), qp->req.psn_hi)) {
+		qp->comp.psn = psn_inc(psn);
+		moved = true;
+	}
+	if (psn_before(qp->req.psn, qp->comp.psn))
+		emu_req_rewind(qp, qp->comp.psn);
+	if (moved)
+		progress(qp);
+}
+
+static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct emu_qp *qp = (struct emu_qp *)((char *)t -
+		offsetof(struct emu_qp, comp.retry_timer));
+	enum ibv_qp_state s = emu_qp_state(qp);
+
+	ev_timer_stop(loop, t);
+	if ((s != IBV_QPS_RTS && s != IBV_QPS_SQD) || !outstanding(qp))
+		return;
+	qp->tp->cnt.timeouts++;
+	if (!qp->comp.retry_left) {
+		fail(qp, IBV_WC_RETRY_EXC_ERR);
+	} else {
+		qp->comp.retry_left--;
+		qp->comp.rewound = false;
+		emu_req_rewind(qp, qp->comp.psn);
+		emu_req_run(qp);
+		emu_comp_arm(qp);
+	}
+	emu_transport_flush(emu_transport_of(qp->dev));
+}
+
+static void on_rnr_timeout(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct emu_qp *qp = (struct emu_qp *)((char *)t -
+		offsetof(struct emu_qp, comp.rnr_timer));
+	enum ibv_qp_state s = emu_qp_state(qp);
+
+	ev_timer_stop(loop, t);
+	qp->req.rnr_wait = false;
+	if (s != IBV_QPS_RTS && s != IBV_QPS_SQD)
+		return;
+	emu_req_rewind(qp, qp->comp.rnr_psn);
+	emu_req_run(qp);
+	emu_transport_flush(emu_transport_of(qp->dev));
+}
+
+void emu_comp_timers_init(struct emu_qp *qp)
+{
+	ev_timer_init(&qp->comp.retry_timer, on_retry_timeout, 0., 0.);
+	ev_timer_init(&qp->comp.rnr_timer, on_rnr_timeout, 0., 0.);
+}
+
+void emu_comp_timers_stop(struct emu_qp *qp)
+{
+	struct ev_loop *loop = loop_of(qp);
+
+	ev_timer_stop(loop, &qp->comp.retry_timer);
+	ev_timer_stop(loop, &qp->comp.rnr_timer);
+}
+
+static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
+{
+	struct ev_loop *loop = loop_of(qp);
+
+	qp->tp->cnt.rnr_naks_rcvd++;
+	/* rnr_retry 7 means retry forever. */
+	if (qp->attr.rnr_retry != 7) {
+		if (!qp->comp.rnr_left) {
+			fail(qp, IBV_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.rnr_left--;
+	}
+	qp->req.rnr_wait = true;
+	qp->comp.rnr_psn = psn;
+	ev_timer_stop(loop, &qp->comp.retry_timer);
+	ev_timer_stop(loop, &qp->comp.rnr_timer);
+	ev_timer_set(&qp->comp.rnr_timer,
+		     (double)wire_rnr_timer_usec(timer) * 1e-6, 0.);
+	ev_timer_start(loop, &qp->comp.rnr_timer);
+}
+
+static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint8_t syn = aeth_syndrome(pkt->w.hdr);
+	uint32_t psn = pkt->psn;
+
+	switch (aeth_syn_kind(syn)) {
+	case AETH_ACK:
+		ack_upto(qp, psn);
+		break;
+	case AETH_RNR_NAK:
+		ack_upto(qp, psn_sub(psn, 1));
+		if (emu_qp_state(qp) != IBV_QPS_ERR)
+			rnr_nak(qp, psn, aeth_syn_value(syn));
+		break;
+	case AETH_NAK:
+		qp->tp->cnt.naks_rcvd++;
+		ack_upto(qp, psn_sub(psn, 1));
+		if (emu_qp_state(qp) == IBV_QPS_ERR)
+			break;
+		switch (aeth_syn_value(syn)) {
+		case AETH_NAK_PSN_SEQ:
+			/* The peer is alive and says where it stands: go
+			 * back there at once, without spending a retry. */
+			rewind_once(qp, psn);
+			break;
+		case AETH_NAK_INVALID_REQ:
+			fail(qp, IBV_WC_REM_INV_REQ_ERR);
+			break;
+		case AETH_NAK_REMOTE_ACCESS:
+			fail(qp, IBV_WC_REM_ACCESS_ERR);
+			break;
+		case AETH_NAK_REMOTE_OP:
+			fail(qp, IBV_WC_REM_OP_ERR);
+			break;
+		case AETH_NAK_INVALID_RD_REQ:
+			fail(qp, IBV_WC_REM_INV_RD_REQ_ERR);
+			break;
+		default:
+			/* Reserved codes are ignored. */
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* The request an answer at psn belongs to, once everything before it has
+ * been acknowledged by the answer itself; NULL if none is waiting. */
+static struct emu_swqe *answered(struct emu_qp *qp, uint32_t psn)
+{
+	struct emu_swqe *w;
+
+	ack_upto(qp, psn_sub(psn, 1));
+	if (emu_qp_state(qp) == IBV_QPS_ERR)
+		return NULL;
+	w = oldest(qp);
+	if (!w || !w->started || w->done || !is_rd_atomic(w->opcode) ||
+	    !psn_in_range(psn, w->first_psn, w->last_psn))
+		return NULL;
+	return w;
+}
+
+static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t psn = pkt->psn, off, len = pkt->w.paylen;
+	uint32_t flags = pkt->w.info->flags;
+	struct emu_swqe *w = answered(qp, psn);
+	int rc;
+
+	if (!w || w->opcode != IBV_WR_RDMA_READ)
+		return;
+	if (psn != w->resp_psn) {
+		/* A response went missing: ask again from the gap. */
+		if (psn_after(psn, w->resp_psn))
+			rewind_once(qp, w->resp_psn);
+		qp->tp->cnt.seq_drops++;
+		return;
+	}
+	off = psn_sub(psn, w->first_psn) * qp->mtu;
+	/* Every response but the last is exactly one MTU; the last ends
+	 * the message exactly. */
+	if (off + len > w->length || ((flags & WIRE_F_LAST) ?
+				      off + len != w->length :
+				      len != qp->mtu)) {
+		fail(qp, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (len) {
+		rc = emu_sge_copy(qp, emu_swqe_sge(w), w->num_sge, off,
+				  wire_payload(pkt->w.hdr), len, true);
+		if (rc) {
+			fail(qp, (enum ibv_wc_status)rc);
+			return;
+		}
+	}
+	w->resp_psn = psn_inc(psn);
+	if (flags & WIRE_F_LAST) {
+		w->done = true;
+		if (qp->req.rd_out)
+			qp->req.rd_out--;
+	}
+	ack_upto(qp, psn);
+}
+
+static void on_atomic_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	struct emu_swqe *w = answered(qp, pkt->psn);
+	uint64_t orig;
+	int rc;
+
+	if (!w || w->opcode == IBV_WR_RDMA_READ)
+		return;
+	if (aeth_syn_kind(aeth_syndrome(pkt->w.hdr)) != AETH_ACK) {
+		on_ack(qp, pkt);
+		return;
+	}
+	/* The original value lands in the local buffer in host order. */
+	orig = atmack_orig(pkt->w.hdr);
+	rc = emu_sge_copy(qp, emu_swqe_sge(w), w->num_sge, 0, &orig,
+			  sizeof(orig), true);
+	if (rc) {
+		fail(qp, (enum ibv_wc_status)rc);
+		return;
+	}
+	w->done = true;
+	if (qp->req.rd_out)
+		qp->req.rd_out--;
+	ack_upto(qp, pkt->psn);
+}
+
+void emu_comp_packet(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags;
+
+	/* Answers to what was never sent are ignored. */
+	if (psn_after_eq(pkt->psn, qp->req.psn_hi))
+		return;
+	if (flags & WIRE_F_READ)
+		on_read_resp(qp, pkt);
+	else if (flags & WIRE_F_ATOMIC)
+		on_atomic_ack(qp, pkt);
+	else
+		on_ack(qp, pkt);
+	if (emu_qp_state(qp) == IBV_QPS_ERR)
+		return;
+	emu_qp_check_drained(qp);
+	/* Acknowledgements open the window: send what waits. */
+	emu_req_run(qp);
+}

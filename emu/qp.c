@@ -1,0 +1,913 @@
+/* The QP object: QPN table, create/modify/query/destroy, posting into the
+ * WQE rings, flushing, and the completions every transport engine makes. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/ah.h"
+#include "emu/cq.h"
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/mr.h"
+#include "emu/pd.h"
+#include "emu/qp.h"
+#include "emu/qp_attr.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+#include "net/psn.h"
+
+/* First QPN handed out; any value >= EMU_QPN_MIN would do. */
+#define QPN_START	0x11
+
+/* ---- QPN table ---------------------------------------------------------- */
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n && p < (1u << 24))
+		p <<= 1;
+	return p;
+}
+
+int emu_qp_table_create(struct emu_device *dev)
+{
+	struct emu_qp_table *t = calloc(1, sizeof(*t));
+	uint32_t max = dev->cfg.limits.max_qp;
+
+	if (!t)
+		return -ENOMEM;
+	/* A QPN's low bits pick its slot, so a lookup is one load and one
+	 * compare; two spare slots keep allocation from ever spinning. */
+	t->nslots = pow2_at_least(max + 2);
+	t->slot = calloc(t->nslots, sizeof(*t->slot));
+	if (!t->slot) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->max = max;
+	t->next = QPN_START;
+	t->tr.dev = dev;
+	dev->qps = t;
+	return 0;
+}
+
+void emu_qp_table_destroy(struct emu_device *dev)
+{
+	if (!dev->qps)
+		return;
+	free(dev->qps->slot);
+	free(dev->qps);
+	dev->qps = NULL;
+}
+
+struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn)
+{
+	struct emu_qp_table *t = dev->qps;
+	struct emu_qp *qp = t->slot[qpn & (t->nslots - 1)];
+
+	return qp && qp->qpn == qpn ? qp : NULL;
+}
+
+/* Engine thread. QPNs advance through the 24-bit space, so a number comes
+ * back only after the whole space has been used: a late packet for a
+ * destroyed QP does not reach its successor. */
+static int table_insert(struct emu_qp_table *t, struct emu_qp *qp)
+{
+	uint32_t tries;
+
+	if (t->live >= t->max)
+		return ENOMEM;
+	for (tries = 0; tries < (1u << 24); tries++) {
+		uint32_t qpn = t->next & WIRE_QPN_MASK;
+
+		t->next = qpn + 1;
+		if (qpn < EMU_QPN_MIN)
+			continue;
+		if (!t->slot[qpn & (t->nslots - 1)]) {
+			qp->qpn = qpn;
+			t->slot[qpn & (t->nslots - 1)] = qp;
+			t->live++;
+			return 0;
+		}
+	}
+	return ENOMEM;
+}
+
+static void table_remove(struct emu_qp_table *t, struct emu_qp *qp)
+{
+	if (t->slot[qp->qpn & (t->nslots - 1)] == qp) {
+		t->slot[qp->qpn & (t->nslots - 1)] = NULL;
+		t->live--;
+	}
+}
+
+/* ---- events and completions (engine thread) ----------------------------- */
+
+void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
+{
+	struct ibv_async_event ev = {
+		.element.qp = emu_qp_ibv(qp),
+		.event_type = type,
+	};
+
+	/* Counted only once queued: destroy waits for exactly these acks. */
+	if (!emu_async_push(&qp->ctx->async, &ev))
+		qp->events_raised++;
+}
+
+static enum ibv_wc_opcode send_wc_opcode(uint32_t op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+static bool is_rd_atomic(uint32_t op)
+{
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
+			  enum ibv_wc_status status)
+{
+	uint32_t cons = atomic_load_explicit(&qp->sq.cons,
+					     memory_order_relaxed);
+
+	struct ibv_wc wc = {
+		.wr_id = w->wr_id,
+		.status = status,
+		.opcode = send_wc_opcode(w->opcode),
+		.byte_len = w->length,
+		.qp_num = qp->qpn,
+	};
+	/* Failed requests always complete, signaled or not. */
+	bool report = w->signaled || status != IBV_WC_SUCCESS;
+
+	if (is_rd_atomic(w->opcode) && w->started && !w->done &&
+	    qp->req.rd_out)
+		qp->req.rd_out--;
+	if (qp->req.idx == cons)
+		qp->req.idx = cons + 1;
+	/* The slot is free before the completion is visible: a program that
+	 * reposts as soon as it polls must find room (w is not read after). */
+	atomic_store_explicit(&qp->sq.cons, cons + 1, memory_order_release);
+	if (report)
+		emu_cq_push(qp->scq, &wc, false);
+}
+
+void emu_qp_complete_recv(struct emu_qp *qp, struct ibv_wc *wc,
+			  bool solicited)
+{
+	uint32_t cons = atomic_load_explicit(&qp->rq.cons,
+					     memory_order_relaxed);
+
+	wc->qp_num = qp->qpn;
+	/* As for sends: room first, then the completion. */
+	atomic_store_explicit(&qp->rq.cons, cons + 1, memory_order_release);
+	emu_cq_push(qp->rcq, wc, solicited);
+}
+
+static void flush_sq(struct emu_qp *qp)
+{
+	uint32_t prod = atomic_load_explicit(&qp->sq.prod,
+					     memory_order_acquire);
+
+	while (atomic_load_explicit(&qp->sq.cons, memory_order_relaxed) !=
+	       prod) {
+		struct emu_swqe *w = emu_wq_slot(
+			&qp->sq, atomic_load_explicit(&qp->sq.cons,
+						      memory_order_relaxed));
+
+		emu_qp_complete_send(qp, w, IBV_WC_WR_FLUSH_ERR);
+	}
+	qp->req.idx = prod;
+	qp->req.off = 0;
+	qp->req.rd_out = 0;
+}
+
+static void flush_rq(struct emu_qp *qp)
+{
+	uint32_t prod = atomic_load_explicit(&qp->rq.prod,
+					     memory_order_acquire);
+
+	if (!qp->rcq)
+		return;
+	while (atomic_load_explicit(&qp->rq.cons, memory_order_relaxed) !=
+	       prod) {
+		struct emu_rwqe *w = emu_wq_slot(
+			&qp->rq, atomic_load_explicit(&qp->rq.cons,
+						      memory_order_relaxed));
+		struct ibv_wc wc = {
+			.wr_id = w->wr_id,
+			.status = IBV_WC_WR_FLUSH_ERR,
+			.opcode = IBV_WC_RECV,
+		};
+
+		emu_qp_complete_recv(qp, &wc, false);
+	}
+}
+
+static void ack_list_remove(struct emu_qp *qp)
+{
+	struct emu_transport *t = emu_transport_of(qp->dev);
+	struct emu_qp **pp;
+
+	if (!qp->resp.ack_pending)
+		return;
+	for (pp = &t->ack_list; *pp; pp = &(*pp)->resp.ack_next) {
+		if (*pp == qp) {
+			*pp = qp->resp.ack_next;
+			break;
+		}
+	}
+	qp->resp.ack_pending = false;
+	qp->resp.ack_next = NULL;
+}
+
+void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
+{
+	bool was = emu_qp_state(qp) == IBV_QPS_ERR;
+
+	atomic_store(&qp->state, IBV_QPS_ERR);
+	if (!was && ev)
+		emu_qp_event(qp, ev);
+	emu_comp_timers_stop(qp);
+	ack_list_remove(qp);
+	qp->req.rnr_wait = false;
+	flush_sq(qp);
+	flush_rq(qp);
+}
+
+void emu_qp_check_drained(struct emu_qp *qp)
+{
+	uint32_t cons = atomic_load_explicit(&qp->sq.cons,
+					     memory_order_relaxed);
+
+	if (emu_qp_state(qp) != IBV_QPS_SQD || !qp->req.draining ||
+	    qp->req.drained)
+		return;
+	/* Drained: every request begun before SQD has been answered. */
+	if (cons != qp->req.idx || qp->req.off)
+		return;
+	qp->req.drained = true;
+	if (qp->req.notify_drained)
+		emu_qp_event(qp, IBV_EVENT_SQ_DRAINED);
+}
+
+/* ---- scatter lists ----------------------------------------------------- */
+
+int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
+		 uint32_t num_sge, uint32_t off, void *buf, uint32_t len,
+		 bool to_sge)
+{
+	uint8_t *b = buf;
+	uint32_t i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		uint8_t *p;
+		uint32_t n;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = sge[i].length - off;
+		if (n > len)
+			n = len;
+		/* Every byte goes through the key check: an MR deregistered
+		 * since posting fails here, never as a stray access. */
+		if (emu_mr_resolve_key(qp->dev, sge[i].lkey, 0, qp->pd,
+				       sge[i].addr + off, n,
+				       to_sge ? IBV_ACCESS_LOCAL_WRITE : 0,
+				       &p) != EMU_MR_OK)
+			return IBV_WC_LOC_PROT_ERR;
+		if (to_sge)
+			memcpy(p, b, n);
+		else
+			memcpy(b, p, n);
+		b += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? IBV_WC_LOC_LEN_ERR : 0;
+}
+
+/* ---- create and destroy ------------------------------------------------- */
+
+static void qp_doorbell(void *arg)
+{
+	struct emu_qp *qp = arg;
+
+	if (emu_qp_state(qp) == IBV_QPS_ERR) {
+		flush_sq(qp);
+		flush_rq(qp);
+	} else {
+		emu_req_run(qp);
+	}
+	emu_transport_flush(emu_transport_of(qp->dev));
+}
+
+static int wq_init(struct emu_wq *q, uint32_t n, size_t stride)
+{
+	q->size = n ? n : 1;
+	q->stride = (uint32_t)((stride + 7) & ~(size_t)7);
+	q->slots = calloc(q->size, q->stride);
+	if (!q->slots)
+		return ENOMEM;
+	pthread_spin_init(&q->lock, PTHREAD_PROCESS_PRIVATE);
+	atomic_init(&q->prod, 0);
+	atomic_init(&q->cons, 0);
+	return 0;
+}
+
+static void wq_fini(struct emu_wq *q)
+{
+	if (!q->slots)
+		return;
+	free(q->slots);
+	q->slots = NULL;
+	pthread_spin_destroy(&q->lock);
+}
+
+struct qp_call {
+	struct emu_qp *qp;
+	struct ibv_qp_attr *attr;
+	int mask;
+	int rc;
+};
+
+static void do_insert(void *p)
+{
+	struct qp_call *c = p;
+
+	c->rc = table_insert(c->qp->dev->qps, c->qp);
+	if (!c->rc) {
+		c->qp->in_table = true;
+		emu_comp_timers_init(c->qp);
+	}
+}
+
+static void qp_free(struct emu_qp *qp)
+{
+	wq_fini(&qp->sq);
+	wq_fini(&qp->rq);
+	free(qp->resp.res);
+	pthread_mutex_destroy(&qp->lock);
+	pthread_mutex_destroy(&qp->qpx.ibv.qp_base.mutex);
+	pthread_cond_destroy(&qp->qpx.ibv.qp_base.cond);
+	free(qp);
+}
+
+int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
+		  struct emu_qp **out)
+{
+	struct emu_device *dev = ctx->dev;
+	struct ibv_qp_cap *cap = &init->cap;
+	struct qp_call call;
+	struct emu_qp *qp;
+	struct ibv_qp *ibqp;
+	size_t area;
+	int rc;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return ENOMEM;
+	ibqp = emu_qp_ibv(qp);
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	qp->dev = dev;
+	qp->ctx = ctx;
+	qp->pd = to_emu_pd(init->pd);
+	qp->scq = to_emu_cq(init->send_cq);
+	qp->rcq = to_emu_cq(init->recv_cq);
+	qp->type = init->qp_type;
+	qp->sq_sig_all = init->sq_sig_all;
+	qp->cap = *cap;
+	qp->max_inline = cap->max_inline_data;
+
+	/* Slots are sized once for the largest request the caps allow:
+	 * posting never allocates. Inline data shares the SGE area. */
+	area = (size_t)(cap->max_send_sge ? cap->max_send_sge : 1) *
+	       sizeof(struct ibv_sge);
+	if (area < cap->max_inline_data)
+		area = cap->max_inline_data;
+	rc = wq_init(&qp->sq, cap->max_send_wr,
+		     sizeof(struct emu_swqe) + area);
+	if (!rc)
+		rc = wq_init(&qp->rq, cap->max_recv_wr,
+			     sizeof(struct emu_rwqe) +
+			     (size_t)(cap->max_recv_sge ? cap->max_recv_sge : 1) *
+			     sizeof(struct ibv_sge));
+	qp->resp.nres = dev->cfg.limits.max_qp_rd_atom ?
+			dev->cfg.limits.max_qp_rd_atom : 1;
+	qp->resp.res = calloc(qp->resp.nres, sizeof(*qp->resp.res));
+	if (!rc && !qp->resp.res)
+		rc = ENOMEM;
+	if (rc) {
+		qp_free(qp);
+		return rc;
+	}
+
+	atomic_init(&qp->state, IBV_QPS_RESET);
+	qp->attr.qp_state = IBV_QPS_RESET;
+	qp->attr.cur_qp_state = IBV_QPS_RESET;
+	qp->attr.path_mtu = IBV_MTU_1024;
+	qp->attr.port_num = 1;
+	qp->attr.cap = *cap;
+
+	ibqp->context = &ctx->vctx.context;
+	ibqp->qp_context = init->qp_context;
+	ibqp->pd = init->pd;
+	ibqp->send_cq = init->send_cq;
+	ibqp->recv_cq = init->recv_cq;
+	ibqp->srq = init->srq;
+	ibqp->state = IBV_QPS_RESET;
+	ibqp->qp_type = init->qp_type;
+	ibqp->events_completed = 0;
+
+	qp->db = emu_engine_doorbell(dev->engine, qp_doorbell, qp);
+	if (!qp->db) {
+		qp_free(qp);
+		return ENOMEM;
+	}
+	call.qp = qp;
+	emu_engine_call(dev->engine, do_insert, &call);
+	if (call.rc) {
+		emu_doorbell_free(qp->db);
+		qp_free(qp);
+		return call.rc;
+	}
+	ibqp->qp_num = qp->qpn;
+	ibqp->handle = qp->qpn;
+	qp->sock = emu_udp_sock_for(qp->qpn);
+
+	emu_pd_get(qp->pd);
+	emu_cq_get(qp->scq);
+	if (qp->rcq)
+		emu_cq_get(qp->rcq);
+	*out = qp;
+	return 0;
+}
+
+static void do_remove(void *p)
+{
+	struct qp_call *c = p;
+	struct emu_qp *qp = c->qp;
+
+	/* What the application posted and never saw completed comes back
+	 * flushed, as when the QP enters ERR. */
+	if (emu_qp_state(qp) != IBV_QPS_RESET) {
+		atomic_store(&qp->state, IBV_QPS_ERR);
+		flush_sq(qp);
+		flush_rq(qp);
+	}
+	emu_comp_timers_stop(qp);
+	ack_list_remove(qp);
+	table_remove(qp->dev->qps, qp);
+	qp->in_table = false;
+}
+
+int emu_qp_destroy(struct emu_qp *qp)
+{
+	struct ibv_qp *ibqp = emu_qp_ibv(qp);
+	struct qp_call call = { .qp = qp };
+
+	pthread_mutex_lock(&qp->lock);
+	emu_engine_call(qp->dev->engine, do_remove, &call);
+	pthread_mutex_unlock(&qp->lock);
+	emu_doorbell_free(qp->db);
+	qp->db = NULL;
+
+	/* As rdma-core does: every async event that named the QP and was
+	 * delivered must have been acknowledged before the memory goes
+	 * away; those still queued are withdrawn, as the kernel drops them. */
+	qp->events_raised -= emu_async_cancel(&qp->ctx->async, ibqp);
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed != qp->events_raised)
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
+
+	emu_pd_put(qp->pd);
+	emu_cq_put(qp->scq);
+	if (qp->rcq)
+		emu_cq_put(qp->rcq);
+	qp_free(qp);
+	return 0;
+}
+
+/* ---- modify and query --------------------------------------------------- */
+
+static void reset_engines(struct emu_qp *qp)
+{
+	unsigned int nres = qp->resp.nres;
+	struct emu_rd_res *res = qp->resp.res;
+
+	emu_comp_timers_stop(qp);
+	ack_list_remove(qp);
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->comp.psn = 0;
+	qp->comp.rewound = false;
+	qp->comp.retry_armed = false;
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.res = res;
+	qp->resp.nres = nres;
+	memset(res, 0, nres * sizeof(*res));
+}
+
+/* RESET discards what is queued without completions (IBTA 10.3.1). */
+static void empty_queues(struct emu_qp *qp)
+{
+	pthread_spin_lock(&qp->sq.lock);
+	atomic_store(&qp->sq.cons, atomic_load(&qp->sq.prod));
+	pthread_spin_unlock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
+	atomic_store(&qp->rq.cons, atomic_load(&qp->rq.prod));
+	pthread_spin_unlock(&qp->rq.lock);
+	qp->req.idx = atomic_load(&qp->sq.prod);
+}
+
+static void set_path(struct emu_qp *qp)
+{
+	struct emu_transport *t = emu_transport_of(qp->dev);
+	uint32_t port = qp->attr.port_num;
+	uint32_t mtu;
+
+	if (qp->type != IBV_QPT_UD && qp->attr.ah_attr.port_num)
+		port = qp->attr.ah_attr.port_num;
+	if (port < 1 || port > qp->dev->nports)
+		port = 1;
+	qp->tp = &t->ports[port - 1];
+	if (qp->type == IBV_QPT_UD) {
+		qp->mtu = qp->dev->ports[port - 1].cfg.mtu;
+	} else {
+		mtu = wire_mtu_to_bytes(qp->attr.path_mtu);
+		if (!mtu || mtu > qp->dev->ports[port - 1].cfg.mtu)
+			mtu = qp->dev->ports[port - 1].cfg.mtu;
+		qp->mtu = mtu;
+	}
+	if (qp->type != IBV_QPT_UD)
+		memcpy(&qp->dest, qp->attr.ah_attr.grh.dgid.raw,
+		       sizeof(qp->dest));
+}
+
+static void do_modify(void *p)
+{
+	struct qp_call *c = p;
+	struct emu_qp *qp = c->qp;
+	struct ibv_qp_attr *a = c->attr;
+	int m = c->mask;
+	enum ibv_qp_state cur = emu_qp_state(qp);
+	enum ibv_qp_state next = (m & IBV_QP_STATE) ? a->qp_state : cur;
+
+	if (m & IBV_QP_PKEY_INDEX)
+		qp->attr.pkey_index = a->pkey_index;
+	if (m & IBV_QP_PORT)
+		qp->attr.port_num = a->port_num;
+	if (m & IBV_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = a->qp_access_flags;
+	if (m & IBV_QP_QKEY)
+		qp->attr.qkey = a->qkey;
+	if (m & IBV_QP_AV)
+		qp->attr.ah_attr = a->ah_attr;
+	if (m & IBV_QP_PATH_MTU)
+		qp->attr.path_mtu = a->path_mtu;
+	if (m & IBV_QP_TIMEOUT)
+		qp->attr.timeout = a->timeout;
+	if (m & IBV_QP_RETRY_CNT) {
+		qp->attr.retry_cnt = a->retry_cnt;
+		qp->comp.retry_left = a->retry_cnt;
+	}
+	if (m & IBV_QP_RNR_RETRY) {
+		qp->attr.rnr_retry = a->rnr_retry;
+		qp->comp.rnr_left = a->rnr_retry;
+	}
+	if (m & IBV_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (m & IBV_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (m & IBV_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (m & IBV_QP_DEST_QPN)
+		qp->attr.dest_qp_num = a->dest_qp_num & WIRE_QPN_MASK;
+	if (m & IBV_QP_ALT_PATH) {
+		qp->attr.alt_ah_attr = a->alt_ah_attr;
+		qp->attr.alt_pkey_index = a->alt_pkey_index;
+		qp->attr.alt_port_num = a->alt_port_num;
+		qp->attr.alt_timeout = a->alt_timeout;
+	}
+	if (m & IBV_QP_PATH_MIG_STATE)
+		qp->attr.path_mig_state = a->path_mig_state;
+	if (m & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->attr.en_sqd_async_notify = a->en_sqd_async_notify;
+
+	if (next == IBV_QPS_RESET) {
+		reset_engines(qp);
+		empty_queues(qp);
+	}
+	if (m & (IBV_QP_PORT | IBV_QP_AV | IBV_QP_PATH_MTU) ||
+	    next == IBV_QPS_INIT)
+		set_path(qp);
+	if (m & IBV_QP_RQ_PSN) {
+		qp->attr.rq_psn = a->rq_psn & PSN_MASK;
+		qp->resp.psn = qp->attr.rq_psn;
+	}
+	if (m & IBV_QP_SQ_PSN) {
+		qp->attr.sq_psn = a->sq_psn & PSN_MASK;
+		qp->req.psn = qp->attr.sq_psn;
+		qp->req.psn_hi = qp->attr.sq_psn;
+		qp->comp.psn = qp->attr.sq_psn;
+	}
+	if (m & IBV_QP_STATE)
+		qp->attr.qp_state = next;
+
+	if (next == IBV_QPS_ERR) {
+		emu_qp_error(qp, 0);
+		return;
+	}
+	atomic_store(&qp->state, next);
+	if (next == IBV_QPS_SQD && cur != IBV_QPS_SQD) {
+		qp->req.draining = true;
+		qp->req.drained = false;
+		qp->req.notify_drained = (m & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&
+					 a->en_sqd_async_notify;
+		emu_qp_check_drained(qp);
+	} else if (next == IBV_QPS_RTS) {
+		qp->req.draining = false;
+		emu_req_run(qp);
+		emu_transport_flush(emu_transport_of(qp->dev));
+	}
+}
+
+int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	struct qp_call call = { .qp = qp, .attr = attr, .mask = mask };
+	enum ibv_qp_state next;
+	int rc;
+
+	pthread_mutex_lock(&qp->lock);
+	rc = emu_qp_modify_check(qp->type, emu_qp_state(qp), attr, mask,
+				 &next);
+	if (!rc)
+		rc = emu_qp_attr_values_check(qp->dev, qp->type, attr, mask);
+	if (!rc && (mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > qp->resp.nres)
+		rc = EINVAL;
+	if (!rc) {
+		emu_engine_call(qp->dev->engine, do_modify, &call);
+		emu_qp_ibv(qp)->state = emu_qp_state(qp);
+	}
+	pthread_mutex_unlock(&qp->lock);
+	return rc;
+}
+
+int emu_qp_query(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init)
+{
+	struct ibv_qp *ibqp = emu_qp_ibv(qp);
+	enum ibv_qp_state s;
+
+	pthread_mutex_lock(&qp->lock);
+	s = emu_qp_state(qp);
+	*attr = qp->attr;
+	attr->qp_state = s;
+	attr->cur_qp_state = s;
+	attr->cap = qp->cap;
+	attr->sq_draining = s == IBV_QPS_SQD && !qp->req.drained;
+	ibqp->state = s;
+	memset(init, 0, sizeof(*init));
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->qp_type = qp->type;
+	init->sq_sig_all = qp->sq_sig_all;
+	pthread_mutex_unlock(&qp->lock);
+	return 0;
+}
+
+/* ---- posting ------------------------------------------------------------ */
+
+static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return qp->type == IBV_QPT_RC || qp->type == IBV_QPT_UC;
+	case IBV_WR_RDMA_READ:
+		return qp->type == IBV_QPT_RC;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return qp->type == IBV_QPT_RC &&
+		       qp->dev->cfg.limits.atomic_cap != IBV_ATOMIC_NONE;
+	default:
+		/* Invalidation, memory windows, TSO, flush and atomic
+		 * write are not emulated. */
+		return false;
+	}
+}
+
+static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
+			 uint64_t *total, bool *inl)
+{
+	uint64_t len = 0;
+	int i;
+
+	if (!opcode_ok(qp, wr->opcode))
+		return EINVAL;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
+		return EINVAL;
+	if (wr->num_sge && !wr->sg_list)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > 0x80000000ull)
+		return EINVAL;
+	*inl = (wr->send_flags & IBV_SEND_INLINE) &&
+	       !is_rd_atomic(wr->opcode);
+	if (*inl && len > qp->max_inline)
+		return EINVAL;
+	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		if (len != 8)
+			return EINVAL;
+	}
+	if (qp->type == IBV_QPT_UD) {
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		if (len > qp->dev->ports[to_emu_ah(wr->wr.ud.ah)->port_num ?
+					 to_emu_ah(wr->wr.ud.ah)->port_num - 1 :
+					 0].cfg.mtu)
+			return EINVAL;
+	}
+	*total = len;
+	return 0;
+}
+
+static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
+		      const struct ibv_send_wr *wr, uint32_t len, bool inl)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	w->length = len;
+	w->imm_be = wr->imm_data;
+	w->signaled = qp->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		w->remote_addr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+		break;
+	default:
+		break;
+	}
+	if (qp->type == IBV_QPT_UD) {
+		w->ah = to_emu_ah(wr->wr.ud.ah);
+		w->remote_qpn = wr->wr.ud.remote_qpn & WIRE_QPN_MASK;
+		/* IBTA: a Q_Key with the high bit set means the QP's own. */
+		w->remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	if (inl) {
+		uint8_t *d = emu_swqe_data(w);
+
+		/* Copied now: the buffer is the caller's again on return. */
+		w->inl = true;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(d, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			d += wr->sg_list[i].length;
+		}
+	} else {
+		w->num_sge = (uint32_t)wr->num_sge;
+		if (wr->num_sge)
+			memcpy(emu_swqe_sge(w), wr->sg_list,
+			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
+	}
+}
+
+int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr)
+{
+	struct emu_wq *q = &qp->sq;
+	unsigned int posted = 0;
+	int rc = 0;
+
+	pthread_spin_lock(&q->lock);
+	for (; wr; wr = wr->next) {
+		enum ibv_qp_state s = emu_qp_state(qp);
+		uint32_t prod = atomic_load_explicit(&q->prod,
+						     memory_order_relaxed);
+		uint32_t cons = atomic_load_explicit(&q->cons,
+						     memory_order_acquire);
+		uint64_t len;
+		bool inl;
+
+		if (s == IBV_QPS_RESET || s == IBV_QPS_INIT ||
+		    s == IBV_QPS_RTR) {
+			rc = EINVAL;
+			break;
+		}
+		if (prod - cons >= qp->cap.max_send_wr) {
+			rc = ENOMEM;
+			break;
+		}
+		rc = check_send_wr(qp, wr, &len, &inl);
+		if (rc)
+			break;
+		fill_swqe(qp, emu_wq_slot(q, prod), wr, (uint32_t)len, inl);
+		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
+		posted++;
+	}
+	pthread_spin_unlock(&q->lock);
+	if (posted)
+		emu_doorbell_ring(qp->db);
+	if (rc && bad_wr)
+		*bad_wr = wr;
+	return rc;
+}
+
+int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr)
+{
+	struct emu_wq *q = &qp->rq;
+	bool flush = false;
+	int rc = 0;
+
+	pthread_spin_lock(&q->lock);
+	for (; wr; wr = wr->next) {
+		enum ibv_qp_state s = emu_qp_state(qp);
+		uint32_t prod = atomic_load_explicit(&q->prod,
+						     memory_order_relaxed);
+		uint32_t cons = atomic_load_explicit(&q->cons,
+						     memory_order_acquire);
+		struct emu_rwqe *w;
+		uint64_t len = 0;
+		int i;
+
+		if (s == IBV_QPS_RESET || qp->qpx.ibv.qp_base.srq) {
+			rc = EINVAL;
+			break;
+		}
+		if (prod - cons >= qp->cap.max_recv_wr) {
+			rc = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 ||
+		    (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			rc = EINVAL;
+			break;
+		}
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > 0x80000000ull) {
+			rc = EINVAL;
+			break;
+		}
+		w = emu_wq_slot(q, prod);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->length = (uint32_t)len;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
+		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
+		flush |= s == IBV_QPS_ERR;
+	}
+	pthread_spin_unlock(&q->lock);
+	/* Receives need no doorbell: the responder finds them when a
+	 * message arrives. In ERR they are flushed at once. */
+	if (flush)
+		emu_doorbell_ring(qp->db);
+	if (rc && bad_wr)
+		*bad_wr = wr;
+	return rc;
+}

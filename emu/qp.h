@@ -1,0 +1,243 @@
+/* The QP object: its send and receive rings of fixed-size WQE slots, state
+ * and attributes, the per-device QPN table, and the transports' QP state. */
+#ifndef EMU_QP_H
+#define EMU_QP_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include <infiniband/verbs.h>
+
+#include "emu/qp_ex.h"
+
+struct emu_device;
+struct emu_context;
+struct emu_pd;
+struct emu_cq;
+struct emu_ah;
+struct emu_tport;
+struct emu_doorbell;
+
+/* Lowest QPN handed out: 0 and 1 are the special QPs. */
+#define EMU_QPN_MIN	2
+
+/* A send WQE as posted, plus the requester's progress through it. */
+struct emu_swqe {
+	uint64_t wr_id;
+	uint64_t remote_addr;
+	uint64_t compare_add;
+	uint64_t swap;
+	struct emu_ah *ah;		/* UD */
+	uint32_t opcode;		/* enum ibv_wr_opcode */
+	uint32_t send_flags;		/* IBV_SEND_* */
+	uint32_t num_sge;		/* 0 when inline */
+	uint32_t length;		/* message bytes */
+	uint32_t rkey;
+	uint32_t imm_be;		/* as posted: network order */
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	bool signaled;
+	bool inl;			/* data in the slot, not SGEs */
+	uint8_t status;			/* a local error found when sending */
+	/* Requester and completer (engine thread only). */
+	bool started;			/* PSNs assigned */
+	bool done;			/* READ/atomic: answer received */
+	uint32_t first_psn, last_psn;
+	uint32_t resp_psn;		/* READ: next response PSN expected */
+	/* Followed in the slot by num_sge struct ibv_sge, or the inline
+	 * bytes: emu_swqe_sge() / emu_swqe_data(). */
+};
+
+static inline struct ibv_sge *emu_swqe_sge(struct emu_swqe *w)
+{
+	return (struct ibv_sge *)(w + 1);
+}
+
+static inline uint8_t *emu_swqe_data(struct emu_swqe *w)
+{
+	return (uint8_t *)(w + 1);
+}
+
+struct emu_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;		/* sum of the SGE lengths */
+	struct ibv_sge sge[];
+};
+
+/* A ring of fixed-size slots: posting threads produce under lock, the
+ * engine consumes. Indexes run free and wrap modulo 2^32. */
+struct emu_wq {
+	uint8_t *slots;
+	uint32_t size;			/* slots */
+	uint32_t stride;		/* bytes per slot */
+	pthread_spinlock_t lock;	/* posters of this queue */
+	_Atomic uint32_t prod;		/* next slot to fill */
+	_Atomic uint32_t cons;		/* oldest slot in use */
+};
+
+static inline void *emu_wq_slot(const struct emu_wq *q, uint32_t idx)
+{
+	return q->slots + (size_t)(idx % q->size) * q->stride;
+}
+
+/* Responder resources: READs (so a duplicate can be answered again) and
+ * atomics (whose result is replayed, never executed twice). */
+struct emu_rd_res {
+	uint8_t kind;			/* 0, RES_READ or RES_ATOMIC */
+	uint32_t first_psn, last_psn;
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint64_t orig;			/* atomic: value returned */
+};
+
+#define EMU_RES_READ	1
+#define EMU_RES_ATOMIC	2
+
+struct emu_req_state {
+	uint32_t psn;			/* next PSN to send */
+	uint32_t psn_hi;		/* one past the highest PSN sent */
+	uint32_t idx;			/* WQE being sent (sq index) */
+	uint32_t off;			/* bytes of it already sent */
+	uint32_t noack;			/* packets since an ACK request */
+	uint32_t rd_out;		/* READs/atomics begun, unanswered */
+	bool rnr_wait;			/* stopped until the RNR timer */
+	bool stopped;			/* a local error: send nothing more */
+	bool draining;			/* SQD requested: start no WQE */
+	bool drained;			/* ... and reached */
+	bool notify_drained;		/* raise IBV_EVENT_SQ_DRAINED */
+};
+
+struct emu_comp_state {
+	uint32_t psn;			/* oldest unacknowledged PSN */
+	unsigned int retry_left;
+	unsigned int rnr_left;
+	uint32_t rewind_psn;		/* last rewind, to avoid repeats */
+	bool rewound;
+	uint32_t rnr_psn;		/* where to resume after the wait */
+	ev_timer retry_timer;
+	ev_timer rnr_timer;
+	bool retry_armed;
+};
+
+struct emu_resp_state {
+	uint32_t psn;			/* expected PSN */
+	uint32_t msn;
+	bool in_msg;			/* FIRST seen, LAST not yet */
+	uint32_t msg_kind;		/* its WIRE_F_SEND or WIRE_F_WRITE */
+	bool drop_msg;			/* UC: ignore until FIRST/ONLY */
+	bool nak_sent;			/* one sequence NAK per gap */
+	bool comm_est;
+	/* The message being received. */
+	uint32_t rwqe_off;		/* bytes placed into the RQ WQE */
+	uint64_t w_va;			/* RDMA WRITE target */
+	uint32_t w_rkey, w_len, w_off;
+	bool w_err;
+	/* Coalesced ACK. */
+	bool ack_pending;
+	struct emu_qp *ack_next;
+	/* Resources, a ring of max_dest_rd_atomic entries. */
+	struct emu_rd_res *res;
+	unsigned int nres;		/* allocated (device maximum) */
+	unsigned int res_next;
+};
+
+struct emu_qp {
+	struct emu_qpx qpx;		/* must stay first: users see
+					 * &qpx.ibv.qp_base */
+	struct emu_device *dev;
+	struct emu_context *ctx;
+	struct emu_pd *pd;
+	struct emu_cq *scq, *rcq;
+	enum ibv_qp_type type;
+	uint32_t qpn;
+	bool sq_sig_all;
+	bool qpx_ready;
+	uint64_t send_ops_flags;
+	struct ibv_qp_cap cap;
+	uint32_t max_inline;
+	pthread_mutex_t lock;		/* modify, query, destroy, qp_ex */
+	struct ibv_qp_attr attr;	/* values as set by modify */
+	_Atomic int state;		/* enum ibv_qp_state, for posters */
+	struct emu_wq sq, rq;
+	struct emu_doorbell *db;
+	uint32_t events_raised;		/* async events pushed for it */
+	bool in_table;
+
+	/* Engine thread only. */
+	struct emu_tport *tp;		/* port of the path */
+	unsigned int sock;		/* send pool socket */
+	struct in6_addr dest;		/* RC/UC peer */
+	uint32_t mtu;			/* path MTU in bytes */
+	uint32_t sq_retired;		/* completions since the last check */
+	struct emu_req_state req;
+	struct emu_comp_state comp;
+	struct emu_resp_state resp;
+};
+
+static inline struct emu_qp *to_emu_qp(struct ibv_qp *qp)
+{
+	return (struct emu_qp *)qp;
+}
+
+static inline struct ibv_qp *emu_qp_ibv(struct emu_qp *qp)
+{
+	return &qp->qpx.ibv.qp_base;
+}
+
+/* The device's QPN -> QP map: changed only on the engine thread (through
+ * emu_engine_call), so the receive path reads it without a lock. */
+int emu_qp_table_create(struct emu_device *dev);
+void emu_qp_table_destroy(struct emu_device *dev);
+/* Engine thread: the live QP with this number, or NULL. */
+struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn);
+
+/* The verbs, after the front end's argument checks (verbs/qp.c). Return
+ * 0 or a positive errno; create sets *out. */
+int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
+		  struct emu_qp **out);
+int emu_qp_destroy(struct emu_qp *qp);
+int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask);
+int emu_qp_query(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init);
+int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr);
+int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+
+/* ---- engine thread ---- */
+
+/* Move to ERR: flush both queues with IBV_WC_WR_FLUSH_ERR, stop timers.
+ * With an event type other than 0, raise it on the QP first. */
+void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev);
+/* Raise an async event that names the QP. */
+void emu_qp_event(struct emu_qp *qp, enum ibv_event_type ev);
+/* Complete a send WQE (if signaled or failed) and retire it: it must be
+ * the oldest (sq.cons). */
+void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
+			  enum ibv_wc_status status);
+/* Push a receive completion and retire the oldest RQ WQE. */
+void emu_qp_complete_recv(struct emu_qp *qp, struct ibv_wc *wc,
+			  bool solicited);
+/* The state as the engine sees it. */
+static inline enum ibv_qp_state emu_qp_state(struct emu_qp *qp)
+{
+	return (enum ibv_qp_state)atomic_load_explicit(&qp->state,
+						       memory_order_relaxed);
+}
+/* Called when the SQ has nothing outstanding: SQD's SQ_DRAINED event. */
+void emu_qp_check_drained(struct emu_qp *qp);
+
+/* Translate [off, off + len) of a scatter list into a copy to or from
+ * buf; need is the IBV_ACCESS_* right required (LOCAL_WRITE to write).
+ * 0, or the failing IBV_WC_* status (LOC_PROT_ERR / LOC_LEN_ERR). */
+int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
+		 uint32_t num_sge, uint32_t off, void *buf, uint32_t len,
+		 bool to_sge);
+
+#endif

@@ -1,0 +1,302 @@
+/* The requester: turns send WQEs into packets (segmentation at the path MTU,
+ * PSNs, ACK requests, READ/atomic limits, fences) and resends on rewind. */
+#include <string.h>
+
+#include "emu/ah.h"
+#include "emu/engine.h"
+#include "emu/mr.h"
+#include "emu/qp.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+#include "net/psn.h"
+
+/* Unacknowledged PSNs an RC QP may have in flight: about 1 MiB at the
+ * largest MTU, well inside the peer's receive buffer. */
+#define REQ_WINDOW	256
+/* Ask for an ACK at least this often inside a long message. */
+#define REQ_ACKREQ_EVERY 64
+/* Packets one run sends before yielding the engine to other work. */
+#define REQ_BUDGET	128
+
+static bool is_rd_atomic(uint32_t op)
+{
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool is_atomic(uint32_t op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static uint32_t npkts(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+/* PSNs a WQE occupies: one per packet, and a READ one per response. */
+static uint32_t wqe_psns(struct emu_qp *qp, const struct emu_swqe *w)
+{
+	if (is_atomic(w->opcode) || qp->type == IBV_QPT_UD)
+		return 1;
+	return npkts(w->length, qp->mtu);
+}
+
+/* Before the first packet: every SGE must name memory the QP may use, so
+ * a bad key fails the request as a whole (IBV_WC_LOC_PROT_ERR). */
+static int check_local(struct emu_qp *qp, struct emu_swqe *w)
+{
+	unsigned int need = is_rd_atomic(w->opcode) ? IBV_ACCESS_LOCAL_WRITE
+						    : 0;
+	struct ibv_sge *sge = emu_swqe_sge(w);
+	uint8_t *p;
+	uint32_t i;
+
+	if (w->inl)
+		return 0;
+	for (i = 0; i < w->num_sge; i++) {
+		if (!sge[i].length)
+			continue;
+		if (emu_mr_resolve_key(qp->dev, sge[i].lkey, 0, qp->pd,
+				       sge[i].addr, sge[i].length, need,
+				       &p) != EMU_MR_OK)
+			return IBV_WC_LOC_PROT_ERR;
+	}
+	return 0;
+}
+
+static uint8_t opcode_for(struct emu_qp *qp, const struct emu_swqe *w,
+			  bool first, bool last)
+{
+	uint8_t tp = qp->type == IBV_QPT_UC ? WIRE_TP_UC : WIRE_TP_RC;
+	bool imm = w->opcode == IBV_WR_SEND_WITH_IMM ||
+		   w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+
+	switch (w->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		if (qp->type == IBV_QPT_UD)
+			return imm ? WIRE_OP_UD(SEND_ONLY_IMM) :
+				     WIRE_OP_UD(SEND_ONLY);
+		if (first && last)
+			return tp | (imm ? WIRE_OPB_SEND_ONLY_IMM :
+					   WIRE_OPB_SEND_ONLY);
+		if (first)
+			return tp | WIRE_OPB_SEND_FIRST;
+		if (last)
+			return tp | (imm ? WIRE_OPB_SEND_LAST_IMM :
+					   WIRE_OPB_SEND_LAST);
+		return tp | WIRE_OPB_SEND_MIDDLE;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return tp | (imm ? WIRE_OPB_WRITE_ONLY_IMM :
+					   WIRE_OPB_WRITE_ONLY);
+		if (first)
+			return tp | WIRE_OPB_WRITE_FIRST;
+		if (last)
+			return tp | (imm ? WIRE_OPB_WRITE_LAST_IMM :
+					   WIRE_OPB_WRITE_LAST);
+		return tp | WIRE_OPB_WRITE_MIDDLE;
+	case IBV_WR_RDMA_READ:
+		return WIRE_OP_RC(READ_REQ);
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return WIRE_OP_RC(CMP_SWAP);
+	default:
+		return WIRE_OP_RC(FETCH_ADD);
+	}
+}
+
+/* Build and queue the next packet of w. Returns true when it was the
+ * last one; a local error is left in w->status. */
+static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
+{
+	struct emu_udp *u = &qp->tp->udp;
+	uint32_t off = qp->req.off, psn = qp->req.psn;
+	uint32_t n = 0, nps = 1, pad, dqpn;
+	const struct in6_addr *dst;
+	bool first = off == 0, last = true, ackreq, se;
+	uint8_t *buf = emu_udp_tx_buf(u);
+	uint8_t op;
+	int rc;
+
+	if (w->opcode == IBV_WR_RDMA_READ) {
+		nps = npkts(w->length - off, qp->mtu);
+	} else if (!is_atomic(w->opcode)) {
+		n = w->length - off;
+		if (n > qp->mtu)
+			n = qp->mtu;
+		last = off + n >= w->length;
+	}
+	op = opcode_for(qp, w, first, last);
+	pad = wire_pad_len(n);
+	dqpn = qp->type == IBV_QPT_UD ? w->remote_qpn : qp->attr.dest_qp_num;
+	se = last && (w->send_flags & IBV_SEND_SOLICITED) &&
+	     wire_op_has(op, WIRE_F_SOLICIT);
+	ackreq = false;
+	if (qp->type == IBV_QPT_RC) {
+		ackreq = last || ++qp->req.noack >= REQ_ACKREQ_EVERY;
+		if (ackreq)
+			qp->req.noack = 0;
+	}
+	bth_init(buf, op, se, false, pad, WIRE_DEFAULT_PKEY, dqpn, ackreq,
+		 psn);
+	if (wire_op_has(op, WIRE_F_RETH)) {
+		reth_set_va(buf, w->remote_addr + off);
+		reth_set_rkey(buf, w->rkey);
+		reth_set_len(buf, w->opcode == IBV_WR_RDMA_READ ?
+				  w->length - off : w->length);
+	}
+	if (wire_op_has(op, WIRE_F_ATMETH)) {
+		atmeth_set_va(buf, w->remote_addr);
+		atmeth_set_rkey(buf, w->rkey);
+		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+			atmeth_set_swap_add(buf, w->swap);
+			atmeth_set_compare(buf, w->compare_add);
+		} else {
+			atmeth_set_swap_add(buf, w->compare_add);
+			atmeth_set_compare(buf, 0);
+		}
+	}
+	if (wire_op_has(op, WIRE_F_IMMDT))
+		immdt_set_imm_be(buf, w->imm_be);
+	if (wire_op_has(op, WIRE_F_DETH))
+		/* A Q_Key with the high bit set stands for the QP's own. */
+		deth_init(buf, (w->remote_qkey & 0x80000000u) ?
+			       qp->attr.qkey : w->remote_qkey, qp->qpn);
+	if (n) {
+		uint8_t *pay = wire_payload(buf);
+
+		if (w->inl) {
+			memcpy(pay, emu_swqe_data(w) + off, n);
+		} else {
+			rc = emu_sge_copy(qp, emu_swqe_sge(w), w->num_sge, off,
+					  pay, n, false);
+			if (rc) {
+				w->status = (uint8_t)rc;
+				return false;
+			}
+		}
+	}
+	memset(wire_payload(buf) + n, 0, pad);
+
+	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
+	if (psn_before(psn, qp->req.psn_hi))
+		qp->tp->cnt.retransmits++;
+	emu_tx_packet(qp, dst, buf, wire_op_hdr_len(op) + n + pad);
+
+	qp->req.psn = psn_add(psn, nps);
+	if (psn_after(qp->req.psn, qp->req.psn_hi))
+		qp->req.psn_hi = qp->req.psn;
+	qp->req.off = w->opcode == IBV_WR_RDMA_READ ? w->length : off + n;
+	return last;
+}
+
+/* A request that failed locally completes in order: at once when nothing
+ * is ahead of it, else when the completer reaches it. */
+static void local_error(struct emu_qp *qp, struct emu_swqe *w)
+{
+	qp->req.stopped = true;
+	if (atomic_load_explicit(&qp->sq.cons, memory_order_relaxed) ==
+	    qp->req.idx) {
+		emu_qp_complete_send(qp, w, (enum ibv_wc_status)w->status);
+		emu_qp_error(qp, 0);
+	}
+}
+
+void emu_req_run(struct emu_qp *qp)
+{
+	enum ibv_qp_state s = emu_qp_state(qp);
+	unsigned int budget = REQ_BUDGET;
+	unsigned int max_rd;
+
+	if (s != IBV_QPS_RTS && s != IBV_QPS_SQD)
+		return;
+	if (!qp->tp || !qp->tp->open || qp->req.rnr_wait || qp->req.stopped)
+		return;
+	max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	while (budget) {
+		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
+						     memory_order_acquire);
+		struct emu_swqe *w;
+
+		if (qp->req.idx == prod)
+			break;
+		w = emu_wq_slot(&qp->sq, qp->req.idx);
+		if (!w->started) {
+			/* SQD: what had begun finishes, nothing new starts. */
+			if (qp->req.draining)
+				break;
+			if ((w->send_flags & IBV_SEND_FENCE) && qp->req.rd_out)
+				break;
+			if (is_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
+				break;
+			w->status = (uint8_t)check_local(qp, w);
+			w->started = true;
+			w->first_psn = qp->req.psn;
+			w->last_psn = psn_add(qp->req.psn,
+					      wqe_psns(qp, w) - 1);
+			w->resp_psn = w->first_psn;
+			qp->req.off = 0;
+			if (w->status) {
+				local_error(qp, w);
+				break;
+			}
+			if (is_rd_atomic(w->opcode))
+				qp->req.rd_out++;
+		}
+		if (qp->type == IBV_QPT_RC &&
+		    psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
+			break;
+		budget--;
+		if (!send_one(qp, w)) {
+			if (w->status) {
+				local_error(qp, w);
+				break;
+			}
+			continue;
+		}
+		qp->req.idx++;
+		qp->req.off = 0;
+		/* Unreliable transports complete once the data is out. */
+		if (qp->type != IBV_QPT_RC)
+			emu_qp_complete_send(qp, w, IBV_WC_SUCCESS);
+	}
+	if (!budget)
+		emu_doorbell_ring(qp->db);
+	if (qp->type == IBV_QPT_RC)
+		emu_comp_arm(qp);
+	else
+		emu_qp_check_drained(qp);
+}
+
+void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
+{
+	uint32_t i = atomic_load_explicit(&qp->sq.cons, memory_order_relaxed);
+	uint32_t prod = atomic_load_explicit(&qp->sq.prod,
+					     memory_order_acquire);
+
+	for (; i != prod; i++) {
+		struct emu_swqe *w = emu_wq_slot(&qp->sq, i);
+		uint32_t d;
+
+		if (!w->started)
+			break;
+		if (!psn_in_range(psn, w->first_psn, w->last_psn))
+			continue;
+		d = psn_sub(psn, w->first_psn);
+		qp->req.idx = i;
+		qp->req.noack = 0;
+		if (is_atomic(w->opcode)) {
+			qp->req.psn = w->first_psn;
+			qp->req.off = 0;
+		} else {
+			qp->req.psn = psn;
+			qp->req.off = d * qp->mtu;
+			if (w->opcode == IBV_WR_RDMA_READ)
+				w->resp_psn = psn;
+		}
+		return;
+	}
+}

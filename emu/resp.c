@@ -1,0 +1,681 @@
+/* The responder: places SENDs and RDMA WRITEs, answers READs and atomics,
+ * detects duplicates and sequence errors, and sends ACKs, NAKs and RNR NAKs. */
+#include <string.h>
+
+#include "emu/device.h"
+#include "emu/mr.h"
+#include "emu/qp.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+#include "net/icrc.h"
+#include "net/psn.h"
+
+/* What handling one request packet came to. */
+enum resp_res {
+	R_ACK,		/* done: a coalesced ACK will follow */
+	R_ANSWERED,	/* done and answered (READ response, atomic ACK) */
+	R_RNR,		/* no receive WQE: RNR NAK, packet not taken */
+	R_NAK_INV,	/* invalid request */
+	R_NAK_ACC,	/* remote access error */
+	R_NAK_OP,	/* remote operational error */
+	R_DROP,		/* silently ignored (UC, UD) */
+};
+
+static uint32_t dest_qpn(struct emu_qp *qp)
+{
+	return qp->attr.dest_qp_num;
+}
+
+static uint8_t *resp_buf(struct emu_qp *qp)
+{
+	return emu_udp_tx_buf(&qp->tp->udp);
+}
+
+static void send_aeth(struct emu_qp *qp, uint8_t op, uint8_t syn,
+		      uint32_t psn)
+{
+	uint8_t *buf = resp_buf(qp);
+
+	bth_init(buf, op, false, false, 0, WIRE_DEFAULT_PKEY, dest_qpn(qp),
+		 false, psn);
+	aeth_init(buf, syn, qp->resp.msn);
+	emu_tx_packet(qp, &qp->dest, buf, wire_op_hdr_len(op));
+}
+
+static void ack_unlink(struct emu_qp *qp)
+{
+	struct emu_transport *t = emu_transport_of(qp->dev);
+	struct emu_qp **pp;
+
+	for (pp = &t->ack_list; *pp; pp = &(*pp)->resp.ack_next) {
+		if (*pp == qp) {
+			*pp = qp->resp.ack_next;
+			break;
+		}
+	}
+	qp->resp.ack_pending = false;
+	qp->resp.ack_next = NULL;
+}
+
+/* ACKs are coalesced: one per QP and receive batch, for the newest PSN. */
+static void ack_later(struct emu_qp *qp)
+{
+	struct emu_transport *t = emu_transport_of(qp->dev);
+
+	if (qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = true;
+	qp->resp.ack_next = t->ack_list;
+	t->ack_list = qp;
+}
+
+static void send_ack(struct emu_qp *qp)
+{
+	send_aeth(qp, WIRE_OP_RC(ACK), aeth_syn_ack(AETH_CREDITS_INVALID),
+		  psn_sub(qp->resp.psn, 1));
+}
+
+void emu_resp_ack_now(struct emu_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	ack_unlink(qp);
+	send_ack(qp);
+}
+
+void emu_resp_flush_acks(struct emu_transport *t)
+{
+	while (t->ack_list) {
+		struct emu_qp *qp = t->ack_list;
+
+		t->ack_list = qp->resp.ack_next;
+		qp->resp.ack_next = NULL;
+		qp->resp.ack_pending = false;
+		if (emu_qp_state(qp) != IBV_QPS_ERR)
+			send_ack(qp);
+	}
+}
+
+/* A NAK overtakes nothing: a coalesced ACK still owed goes first. */
+static void send_nak(struct emu_qp *qp, uint8_t syn, uint32_t psn)
+{
+	emu_resp_ack_now(qp);
+	send_aeth(qp, WIRE_OP_RC(ACK), syn, psn);
+}
+
+static struct emu_rwqe *rq_head(struct emu_qp *qp)
+{
+	uint32_t cons = atomic_load_explicit(&qp->rq.cons,
+					     memory_order_relaxed);
+
+	if (cons == atomic_load_explicit(&qp->rq.prod, memory_order_acquire))
+		return NULL;
+	return emu_wq_slot(&qp->rq, cons);
+}
+
+/* The receive WQE ends in error, and the QP with it. */
+static void recv_error(struct emu_qp *qp, struct emu_rwqe *w,
+		       enum ibv_wc_status status)
+{
+	struct ibv_wc wc = {
+		.wr_id = w->wr_id,
+		.status = status,
+		.opcode = IBV_WC_RECV,
+	};
+
+	emu_qp_complete_recv(qp, &wc, false);
+}
+
+static void recv_done(struct emu_qp *qp, struct emu_rwqe *w,
+		      struct emu_rx_pkt *pkt, enum ibv_wc_opcode op,
+		      uint32_t byte_len)
+{
+	struct ibv_wc wc = {
+		.wr_id = w->wr_id,
+		.status = IBV_WC_SUCCESS,
+		.opcode = op,
+		.byte_len = byte_len,
+		.src_qp = dest_qpn(qp),
+	};
+
+	if (wire_op_has(pkt->opcode, WIRE_F_IMMDT)) {
+		wc.imm_data = immdt_imm_be(pkt->w.hdr);
+		wc.wc_flags |= IBV_WC_WITH_IMM;
+	}
+	emu_qp_complete_recv(qp, &wc, bth_se(pkt->w.hdr));
+}
+
+/* ---- the operations ------------------------------------------------------ */
+
+static enum resp_res do_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags, len = pkt->w.paylen;
+	struct emu_rwqe *w;
+	int rc;
+
+	if (len > qp->mtu || (!(flags & WIRE_F_LAST) && len != qp->mtu))
+		return R_NAK_INV;
+	w = rq_head(qp);
+	if (!w)
+		return R_RNR;
+	if (flags & WIRE_F_FIRST)
+		qp->resp.rwqe_off = 0;
+	if (qp->resp.rwqe_off + len > w->length) {
+		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
+		return R_NAK_INV;
+	}
+	rc = emu_sge_copy(qp, w->sge, w->num_sge, qp->resp.rwqe_off,
+			  wire_payload(pkt->w.hdr), len, true);
+	if (rc) {
+		recv_error(qp, w, (enum ibv_wc_status)rc);
+		return R_NAK_OP;
+	}
+	qp->resp.rwqe_off += len;
+	if (flags & WIRE_F_LAST) {
+		recv_done(qp, w, pkt, IBV_WC_RECV, qp->resp.rwqe_off);
+		qp->resp.rwqe_off = 0;
+	}
+	return R_ACK;
+}
+
+static enum resp_res do_write(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags, len = pkt->w.paylen;
+	struct emu_resp_state *r = &qp->resp;
+	struct emu_rwqe *w = NULL;
+	uint8_t *p;
+
+	if (flags & WIRE_F_FIRST) {
+		if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+			return R_NAK_ACC;
+		r->w_va = reth_va(pkt->w.hdr);
+		r->w_rkey = reth_rkey(pkt->w.hdr);
+		r->w_len = reth_len(pkt->w.hdr);
+		r->w_off = 0;
+		if (r->w_len > 0x80000000u)
+			return R_NAK_INV;
+		/* The whole target is checked before any byte lands. */
+		if (r->w_len &&
+		    emu_mr_resolve_key(qp->dev, r->w_rkey, 1, qp->pd, r->w_va,
+				       r->w_len, IBV_ACCESS_REMOTE_WRITE,
+				       &p) != EMU_MR_OK)
+			return R_NAK_ACC;
+	}
+	if (len > qp->mtu || (!(flags & WIRE_F_LAST) && len != qp->mtu) ||
+	    r->w_off + len > r->w_len ||
+	    ((flags & WIRE_F_LAST) && r->w_off + len != r->w_len))
+		return R_NAK_INV;
+	if (flags & WIRE_F_IMMDT) {
+		/* The immediate consumes a receive WQE; without one the
+		 * packet is refused before it writes anything. */
+		w = rq_head(qp);
+		if (!w)
+			return R_RNR;
+	}
+	if (len) {
+		if (emu_mr_resolve_key(qp->dev, r->w_rkey, 1, qp->pd,
+				       r->w_va + r->w_off, len,
+				       IBV_ACCESS_REMOTE_WRITE,
+				       &p) != EMU_MR_OK)
+			return R_NAK_ACC;
+		memcpy(p, wire_payload(pkt->w.hdr), len);
+	}
+	r->w_off += len;
+	if (w)
+		recv_done(qp, w, pkt, IBV_WC_RECV_RDMA_WITH_IMM, r->w_len);
+	return R_ACK;
+}
+
+static struct emu_rd_res *res_new(struct emu_qp *qp)
+{
+	struct emu_resp_state *r = &qp->resp;
+	unsigned int n = qp->attr.max_dest_rd_atomic;
+	struct emu_rd_res *res;
+
+	if (n > r->nres)
+		n = r->nres;
+	if (r->res_next >= n)
+		r->res_next = 0;
+	res = &r->res[r->res_next++];
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+static struct emu_rd_res *res_find(struct emu_qp *qp, uint32_t psn,
+				   uint8_t kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->resp.nres; i++) {
+		struct emu_rd_res *res = &qp->resp.res[i];
+
+		if (res->kind == kind &&
+		    psn_in_range(psn, res->first_psn, res->last_psn))
+			return res;
+	}
+	return NULL;
+}
+
+/* Send READ responses for [va, va + len) starting at psn. */
+static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
+		       uint32_t len)
+{
+	uint32_t n = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	uint32_t i, off = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t chunk = len - off > qp->mtu ? qp->mtu : len - off;
+		uint32_t pad = wire_pad_len(chunk);
+		uint8_t *buf = resp_buf(qp);
+		uint8_t op;
+
+		if (n == 1)
+			op = WIRE_OP_RC(READ_RESP_ONLY);
+		else if (i == 0)
+			op = WIRE_OP_RC(READ_RESP_FIRST);
+		else if (i == n - 1)
+			op = WIRE_OP_RC(READ_RESP_LAST);
+		else
+			op = WIRE_OP_RC(READ_RESP_MIDDLE);
+		bth_init(buf, op, false, false, pad, WIRE_DEFAULT_PKEY,
+			 dest_qpn(qp), false, psn_add(psn, i));
+		if (wire_op_has(op, WIRE_F_AETH))
+			aeth_init(buf, aeth_syn_ack(AETH_CREDITS_INVALID),
+				  qp->resp.msn);
+		if (chunk)
+			memcpy(wire_payload(buf), src + off, chunk);
+		memset(wire_payload(buf) + chunk, 0, pad);
+		emu_tx_packet(qp, &qp->dest, buf,
+			      wire_op_hdr_len(op) + chunk + pad);
+		off += chunk;
+	}
+}
+
+static enum resp_res read_checked(struct emu_qp *qp, uint64_t va,
+				  uint32_t rkey, uint32_t len,
+				  const uint8_t **src)
+{
+	uint8_t *p = NULL;
+
+	if (len > 0x80000000u)
+		return R_NAK_INV;
+	if (len && emu_mr_resolve_key(qp->dev, rkey, 1, qp->pd, va, len,
+				      IBV_ACCESS_REMOTE_READ,
+				      &p) != EMU_MR_OK)
+		return R_NAK_ACC;
+	*src = p;
+	return R_ANSWERED;
+}
+
+static enum resp_res do_read(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint64_t va = reth_va(pkt->w.hdr);
+	uint32_t rkey = reth_rkey(pkt->w.hdr), len = reth_len(pkt->w.hdr);
+	struct emu_rd_res *res;
+	const uint8_t *src;
+	enum resp_res rc;
+	uint32_t n;
+
+	if (!qp->attr.max_dest_rd_atomic)
+		return R_NAK_INV;
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
+		return R_NAK_ACC;
+	rc = read_checked(qp, va, rkey, len, &src);
+	if (rc != R_ANSWERED)
+		return rc;
+	n = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	res = res_new(qp);
+	res->kind = EMU_RES_READ;
+	res->first_psn = pkt->psn;
+	res->last_psn = psn_add(pkt->psn, n - 1);
+	res->va = va;
+	res->rkey = rkey;
+	res->len = len;
+	emu_resp_ack_now(qp);
+	qp->resp.msn = (qp->resp.msn + 1) & WIRE_MSN_MASK;
+	read_reply(qp, pkt->psn, src, len);
+	qp->resp.psn = psn_add(pkt->psn, n);
+	return R_ANSWERED;
+}
+
+static void atomic_ack(struct emu_qp *qp, uint32_t psn, uint64_t orig)
+{
+	uint8_t op = WIRE_OP_RC(ATOMIC_ACK);
+	uint8_t *buf = resp_buf(qp);
+
+	bth_init(buf, op, false, false, 0, WIRE_DEFAULT_PKEY, dest_qpn(qp),
+		 false, psn);
+	aeth_init(buf, aeth_syn_ack(AETH_CREDITS_INVALID), qp->resp.msn);
+	atmack_set_orig(buf, orig);
+	emu_tx_packet(qp, &qp->dest, buf, wire_op_hdr_len(op));
+}
+
+static enum resp_res do_atomic(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint64_t va = atmeth_va(pkt->w.hdr), orig;
+	struct emu_rd_res *res;
+	uint64_t *t;
+	uint8_t *p;
+
+	if (!qp->attr.max_dest_rd_atomic)
+		return R_NAK_INV;
+	if (!(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC))
+		return R_NAK_ACC;
+	if (va & 7)
+		return R_NAK_INV;
+	if (emu_mr_resolve_key(qp->dev, atmeth_rkey(pkt->w.hdr), 1, qp->pd,
+			       va, 8, IBV_ACCESS_REMOTE_ATOMIC,
+			       &p) != EMU_MR_OK)
+		return R_NAK_ACC;
+	/* Atomic against the CPU too: the application may be spinning on
+	 * the word. The engine thread serialises this HCA's atomics. */
+	t = (uint64_t *)(void *)p;
+	if ((pkt->opcode & 0x1f) == WIRE_OPB_CMP_SWAP) {
+		orig = atmeth_compare(pkt->w.hdr);
+		__atomic_compare_exchange_n(t, &orig,
+					    atmeth_swap_add(pkt->w.hdr), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(t, atmeth_swap_add(pkt->w.hdr),
+					  __ATOMIC_SEQ_CST);
+	}
+	res = res_new(qp);
+	res->kind = EMU_RES_ATOMIC;
+	res->first_psn = res->last_psn = pkt->psn;
+	res->orig = orig;
+	emu_resp_ack_now(qp);
+	qp->resp.msn = (qp->resp.msn + 1) & WIRE_MSN_MASK;
+	atomic_ack(qp, pkt->psn, orig);
+	qp->resp.psn = psn_inc(pkt->psn);
+	return R_ANSWERED;
+}
+
+/* IBTA 9.7.5.1.2: a duplicate SEND or WRITE is acknowledged again, a
+ * duplicate READ answered again, a duplicate atomic answered from the
+ * result kept for it, never executed a second time. */
+static void duplicate(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags;
+	struct emu_rd_res *res;
+
+	qp->tp->cnt.dup_requests++;
+	if (flags & (WIRE_F_SEND | WIRE_F_WRITE)) {
+		ack_later(qp);
+	} else if (flags & WIRE_F_READ) {
+		uint64_t va = reth_va(pkt->w.hdr);
+		uint32_t len = reth_len(pkt->w.hdr);
+		const uint8_t *src;
+
+		res = res_find(qp, pkt->psn, EMU_RES_READ);
+		/* Only a part of the original request is asked again. */
+		if (!res || reth_rkey(pkt->w.hdr) != res->rkey ||
+		    va < res->va || va + len > res->va + res->len)
+			return;
+		if (read_checked(qp, va, res->rkey, len, &src) != R_ANSWERED)
+			return;
+		emu_resp_ack_now(qp);
+		read_reply(qp, pkt->psn, src, len);
+	} else if (flags & WIRE_F_ATOMIC) {
+		res = res_find(qp, pkt->psn, EMU_RES_ATOMIC);
+		if (!res)
+			return;
+		emu_resp_ack_now(qp);
+		atomic_ack(qp, pkt->psn, res->orig);
+	}
+}
+
+/* Is op a valid next packet given what came before (IBTA 9.7.5.1.5)? */
+static bool sequence_ok(struct emu_qp *qp, uint32_t flags)
+{
+	if (qp->resp.in_msg)
+		return !(flags & WIRE_F_FIRST) &&
+		       (flags & (WIRE_F_SEND | WIRE_F_WRITE)) ==
+		       qp->resp.msg_kind;
+	return flags & WIRE_F_FIRST;
+}
+
+static enum resp_res execute(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags;
+
+	if (flags & WIRE_F_SEND)
+		return do_send(qp, pkt);
+	if (flags & WIRE_F_WRITE)
+		return do_write(qp, pkt);
+	if (flags & WIRE_F_READ)
+		return do_read(qp, pkt);
+	if (flags & WIRE_F_ATOMIC)
+		return do_atomic(qp, pkt);
+	return R_NAK_INV;
+}
+
+/* After a packet is taken: track the message it belongs to. */
+static void advance(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags;
+
+	if (flags & (WIRE_F_SEND | WIRE_F_WRITE)) {
+		qp->resp.in_msg = !(flags & WIRE_F_LAST);
+		qp->resp.msg_kind = flags & (WIRE_F_SEND | WIRE_F_WRITE);
+		qp->resp.psn = psn_inc(pkt->psn);
+		if (flags & WIRE_F_LAST)
+			qp->resp.msn = (qp->resp.msn + 1) & WIRE_MSN_MASK;
+	}
+}
+
+/* Class A/C errors: NAK the request and take the QP to ERR. */
+static void nak_error(struct emu_qp *qp, uint32_t psn, enum resp_res r)
+{
+	enum ibv_event_type ev;
+	uint8_t syn;
+
+	switch (r) {
+	case R_NAK_ACC:
+		syn = aeth_syn_nak(AETH_NAK_REMOTE_ACCESS);
+		ev = IBV_EVENT_QP_ACCESS_ERR;
+		break;
+	case R_NAK_OP:
+		syn = aeth_syn_nak(AETH_NAK_REMOTE_OP);
+		ev = IBV_EVENT_QP_FATAL;
+		break;
+	default:
+		syn = aeth_syn_nak(AETH_NAK_INVALID_REQ);
+		ev = IBV_EVENT_QP_REQ_ERR;
+		break;
+	}
+	qp->tp->cnt.naks_sent++;
+	send_nak(qp, syn, psn);
+	emu_qp_error(qp, ev);
+}
+
+static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags;
+	int32_t d = psn_diff(pkt->psn, qp->resp.psn);
+	enum resp_res r;
+
+	if (d < 0) {
+		duplicate(qp, pkt);
+		return;
+	}
+	if (d > 0) {
+		/* A gap: one sequence NAK per gap names the PSN expected;
+		 * everything until it arrives is dropped. */
+		qp->tp->cnt.seq_drops++;
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			qp->tp->cnt.naks_sent++;
+			send_nak(qp, aeth_syn_nak(AETH_NAK_PSN_SEQ),
+				 qp->resp.psn);
+		}
+		return;
+	}
+	qp->resp.nak_sent = false;
+	r = sequence_ok(qp, flags) ? execute(qp, pkt) : R_NAK_INV;
+	switch (r) {
+	case R_ACK:
+		advance(qp, pkt);
+		ack_later(qp);
+		break;
+	case R_ANSWERED:
+		break;
+	case R_RNR:
+		qp->tp->cnt.rnr_naks_sent++;
+		send_nak(qp, aeth_syn_rnr(qp->attr.min_rnr_timer), pkt->psn);
+		break;
+	default:
+		nak_error(qp, pkt->psn, r);
+		break;
+	}
+}
+
+/* UC: no acknowledgements; a lost packet loses the rest of its message,
+ * and reception resumes at the next FIRST or ONLY. */
+static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags;
+	struct emu_resp_state *r = &qp->resp;
+	enum resp_res res;
+
+	if (pkt->psn != r->psn) {
+		qp->tp->cnt.seq_drops++;
+		r->in_msg = false;
+		r->drop_msg = true;
+	}
+	r->psn = psn_inc(pkt->psn);
+	if (flags & WIRE_F_FIRST) {
+		/* A new message abandons a broken one; its receive WQE
+		 * is used again from the start. */
+		r->drop_msg = false;
+		r->in_msg = false;
+	}
+	if (r->drop_msg)
+		return;
+	if (!sequence_ok(qp, flags)) {
+		r->drop_msg = !(flags & WIRE_F_LAST);
+		r->in_msg = false;
+		return;
+	}
+	res = execute(qp, pkt);
+	switch (res) {
+	case R_ACK:
+		advance(qp, pkt);
+		break;
+	case R_NAK_OP:
+		/* The local receive buffer was bad: that is this QP's
+		 * error, whatever the transport. */
+		emu_qp_error(qp, 0);
+		break;
+	default:
+		r->in_msg = false;
+		/* Class D: the message is dropped, the QP goes on (a
+		 * receive WQE too short for it has completed in error). */
+		r->drop_msg = !(flags & WIRE_F_LAST);
+		break;
+	}
+}
+
+/* The 40 bytes a UD receive buffer starts with: the GRH, or for IPv4 20
+ * zero bytes and the IPv4 header as it was on the wire. */
+static void build_grh(uint8_t *g, const struct emu_udp_pkt *u)
+{
+	memset(g, 0, 40);
+	if (IN6_IS_ADDR_V4MAPPED(&u->src)) {
+		uint8_t *ip = g + 20;
+		uint32_t sum = 0;
+		unsigned int i;
+
+		ip[0] = 0x45;
+		ip[1] = u->tos;
+		wire_put16(ip + 2, (uint16_t)(20 + 8 + u->len));
+		wire_put16(ip + 4, 0);
+		wire_put16(ip + 6, 0x4000);	/* DF, as every sender sets */
+		ip[8] = u->ttl;
+		ip[9] = 17;
+		memcpy(ip + 12, &u->src.s6_addr32[3], 4);
+		memcpy(ip + 16, &u->dst.s6_addr32[3], 4);
+		for (i = 0; i < 20; i += 2)
+			sum += wire_get16(ip + i);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		wire_put16(ip + 10, (uint16_t)~sum);
+	} else {
+		wire_put32(g, 0x60000000u | (uint32_t)u->tos << 20);
+		wire_put16(g + 4, (uint16_t)(8 + u->len));
+		g[6] = 17;
+		g[7] = u->ttl;
+		memcpy(g + 8, &u->src, 16);
+		memcpy(g + 24, &u->dst, 16);
+	}
+}
+
+static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t len = pkt->w.paylen;
+	struct ibv_wc wc = { 0 };
+	struct emu_rwqe *w;
+	uint8_t grh[40];
+	int rc;
+
+	if (deth_qkey(pkt->w.hdr) != qp->attr.qkey) {
+		pkt->tp->cnt.rx_bad_qkey++;
+		return;
+	}
+	w = rq_head(qp);
+	if (!w) {
+		pkt->tp->cnt.seq_drops++;
+		return;
+	}
+	if (len > qp->mtu)
+		return;
+	if (40 + len > w->length) {
+		/* The WQE completes in error; a UD QP carries on. */
+		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
+		return;
+	}
+	build_grh(grh, pkt->u);
+	rc = emu_sge_copy(qp, w->sge, w->num_sge, 0, grh, sizeof(grh), true);
+	if (!rc && len)
+		rc = emu_sge_copy(qp, w->sge, w->num_sge, sizeof(grh),
+				  wire_payload(pkt->w.hdr), len, true);
+	if (rc) {
+		recv_error(qp, w, (enum ibv_wc_status)rc);
+		emu_qp_error(qp, 0);
+		return;
+	}
+	wc.wr_id = w->wr_id;
+	wc.status = IBV_WC_SUCCESS;
+	wc.opcode = IBV_WC_RECV;
+	wc.byte_len = (uint32_t)sizeof(grh) + len;
+	wc.src_qp = deth_sqpn(pkt->w.hdr);
+	wc.wc_flags = IBV_WC_GRH;
+	if (wire_op_has(pkt->opcode, WIRE_F_IMMDT)) {
+		wc.imm_data = immdt_imm_be(pkt->w.hdr);
+		wc.wc_flags |= IBV_WC_WITH_IMM;
+	}
+	emu_qp_complete_recv(qp, &wc, bth_se(pkt->w.hdr));
+}
+
+void emu_resp_packet(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	if (!qp->resp.comm_est) {
+		/* The first packet in RTR establishes communication. */
+		qp->resp.comm_est = true;
+		if (emu_qp_state(qp) == IBV_QPS_RTR &&
+		    qp->type != IBV_QPT_UD)
+			emu_qp_event(qp, IBV_EVENT_COMM_EST);
+	}
+	switch (qp->type) {
+	case IBV_QPT_RC:
+		rc_request(qp, pkt);
+		break;
+	case IBV_QPT_UC:
+		uc_request(qp, pkt);
+		break;
+	case IBV_QPT_UD:
+		ud_request(qp, pkt);
+		break;
+	default:
+		break;
+	}
+}

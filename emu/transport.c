@@ -1,0 +1,141 @@
+/* Per device: the engine's watch on every port's endpoint socket, the UDP
+ * I/O it drives, and the framing (ICRC over the pseudo IP/UDP header). */
+#include <errno.h>
+#include <string.h>
+
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/qp.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+#include "net/icrc.h"
+
+static void on_readable(void *arg)
+{
+	emu_rx_port(arg);
+}
+
+int emu_transport_start(struct emu_device *dev)
+{
+	struct emu_transport *t = emu_transport_of(dev);
+	uint32_t i;
+	int rc;
+
+	t->dev = dev;
+	t->ack_list = NULL;
+	for (i = 0; i < dev->nports; i++) {
+		struct emu_tport *tp = &t->ports[i];
+		struct emu_port *port = &dev->ports[i];
+
+		tp->port = port;
+		if (port->ep.fd < 0)
+			continue;
+		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
+				  &port->ep.addr, port->ep.netdev[0] != '\0');
+		if (rc) {
+			emu_udp_close(&tp->udp);
+			emu_transport_stop(dev);
+			return rc;
+		}
+		tp->open = true;
+		tp->watch = emu_engine_watch_fd(dev->engine, port->ep.fd,
+						on_readable, tp);
+		if (!tp->watch) {
+			emu_transport_stop(dev);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void emu_transport_stop(struct emu_device *dev)
+{
+	struct emu_transport *t;
+	uint32_t i;
+
+	if (!dev->qps)
+		return;
+	t = emu_transport_of(dev);
+	for (i = 0; i < dev->nports; i++) {
+		struct emu_tport *tp = &t->ports[i];
+
+		if (tp->watch)
+			emu_engine_unwatch(dev->engine, tp->watch);
+		tp->watch = NULL;
+		if (tp->open)
+			emu_udp_close(&tp->udp);
+		tp->open = false;
+	}
+}
+
+int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
+			   struct emu_port_counters *out)
+{
+	struct emu_transport *t;
+
+	if (!dev || !dev->qps || port_num < 1 || port_num > dev->nports)
+		return EINVAL;
+	t = emu_transport_of(dev);
+	*out = t->ports[port_num - 1].cnt;
+	out->tx_packets = t->ports[port_num - 1].udp.tx_packets;
+	return 0;
+}
+
+void emu_transport_flush(struct emu_transport *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->dev->nports; i++)
+		if (t->ports[i].open && t->ports[i].udp.tx_n)
+			emu_udp_flush(&t->ports[i].udp);
+}
+
+/* The source address of qp's packets: the endpoint's, or for a wildcard
+ * endpoint the address of the GID the path names. */
+static void source_addr(struct emu_qp *qp, struct in6_addr *src)
+{
+	struct emu_port *port = qp->tp->port;
+	uint8_t idx = qp->attr.ah_attr.grh.sgid_index;
+	struct ibv_gid_entry e;
+
+	if (!qp->tp->udp.any) {
+		*src = qp->tp->udp.local;
+		return;
+	}
+	if (!emu_gid_table_query(&port->gids, idx, &e))
+		memcpy(src, e.gid.raw, sizeof(*src));
+	else
+		memset(src, 0, sizeof(*src));
+}
+
+void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *dst,
+		   uint8_t *buf, uint32_t ib_len)
+{
+	struct emu_tport *tp = qp->tp;
+	uint16_t sport = emu_udp_sport(&tp->udp, qp->sock);
+	uint8_t ph[ICRC_PSEUDO_MAX];
+	uint32_t dlen = ib_len + ICRC_LEN;
+	struct in6_addr src;
+	size_t iplen;
+
+	if (atomic_load(&tp->port->state) != IBV_PORT_ACTIVE)
+		return;
+	source_addr(qp, &src);
+	/* The ICRC covers what the kernel will write in front: build the
+	 * same IP and UDP headers (DF, ID 0, our ports and length). */
+	if (IN6_IS_ADDR_V4MAPPED(dst)) {
+		struct in_addr s, d;
+
+		memcpy(&s, &src.s6_addr32[3], 4);
+		memcpy(&d, &dst->s6_addr32[3], 4);
+		iplen = icrc_pseudo_v4(ph, &s, &d, sport, EMU_ROCE_UDP_PORT,
+				       dlen);
+	} else {
+		iplen = icrc_pseudo_v6(ph, &src, dst, sport,
+				       EMU_ROCE_UDP_PORT, dlen);
+	}
+	icrc_put(buf + ib_len, icrc_compute(ph, iplen, ph + iplen, buf,
+					    ib_len));
+	emu_udp_tx_queue(&tp->udp, qp->sock, &src, dst, EMU_ROCE_UDP_PORT,
+			 dlen);
+}

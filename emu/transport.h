@@ -1,0 +1,119 @@
+/* The transport engines' shared state per device (each port's UDP I/O and
+ * counters) and the entry points between rx, requester, responder, completer. */
+#ifndef EMU_TRANSPORT_H
+#define EMU_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu/device.h"
+#include "net/opcode.h"
+#include "net/udp.h"
+
+struct emu_qp;
+struct emu_watch;
+
+/* Every packet a port receives lands in exactly one rx_* bucket besides
+ * rx_packets; the rest count what the engines did. */
+struct emu_port_counters {
+	uint64_t rx_packets;		/* datagrams read from the socket */
+	uint64_t rx_delivered;		/* handed to a responder/completer */
+	uint64_t rx_truncated;		/* longer than any valid packet */
+	uint64_t rx_malformed;		/* lengths, pad, version */
+	uint64_t rx_bad_opcode;		/* undefined or not emulated */
+	uint64_t rx_bad_icrc;
+	uint64_t rx_bad_qpn;		/* no such QP, or not its type */
+	uint64_t rx_bad_state;		/* QP in a state that drops it */
+	uint64_t rx_bad_peer;		/* RC/UC packet from another host */
+	uint64_t rx_bad_qkey;		/* UD Q_Key mismatch */
+	uint64_t rx_port_down;		/* dropped while the port is down */
+	uint64_t tx_packets;		/* queued for sending */
+	uint64_t retransmits;		/* packets sent again */
+	uint64_t timeouts;		/* retransmission timer expiries */
+	uint64_t naks_sent, naks_rcvd;
+	uint64_t rnr_naks_sent, rnr_naks_rcvd;
+	uint64_t dup_requests;		/* duplicates seen by responders */
+	uint64_t seq_drops;		/* out-of-sequence packets dropped */
+};
+
+struct emu_tport {
+	struct emu_port *port;
+	struct emu_udp udp;
+	struct emu_watch *watch;
+	bool open;
+	struct emu_port_counters cnt;
+};
+
+struct emu_transport {
+	struct emu_device *dev;
+	struct emu_tport ports[EMU_MAX_PORTS];
+	/* QPs that owe their peer a coalesced ACK, sent at the end of the
+	 * current receive batch (linked through qp->resp.ack_next). */
+	struct emu_qp *ack_list;
+};
+
+/* dev->qps: the QPN map (emu/qp.c) and the transport state beside it,
+ * both created with the device. */
+struct emu_qp_table {
+	struct emu_qp **slot;
+	uint32_t nslots;		/* a power of two */
+	uint32_t max;			/* max_qp */
+	uint32_t live;
+	uint32_t next;			/* next QPN to try */
+	struct emu_transport tr;
+};
+
+static inline struct emu_transport *emu_transport_of(struct emu_device *dev)
+{
+	return &dev->qps->tr;
+}
+
+/* Per device, on the engine: watch every port's endpoint socket. */
+int emu_transport_start(struct emu_device *dev);
+void emu_transport_stop(struct emu_device *dev);
+
+/* A copy of a port's counters (tests, statistics); EINVAL for no port. */
+int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
+			   struct emu_port_counters *out);
+
+/* Send everything queued on every port (end of an engine callback). */
+void emu_transport_flush(struct emu_transport *t);
+
+/* ---- engine-thread entry points (emu/rx.c, req.c, resp.c, comp.c) ---- */
+
+/* A received packet, parsed and checked, with where it came from. */
+struct emu_rx_pkt {
+	struct wire_pkt w;
+	struct emu_tport *tp;
+	const struct emu_udp_pkt *u;
+	uint32_t psn;
+	uint8_t opcode;
+};
+
+void emu_rx_port(struct emu_tport *tp);
+
+/* Requester: send what the SQ holds, as far as the window allows. */
+void emu_req_run(struct emu_qp *qp);
+/* Go back: resend from psn (which lies in an outstanding WQE). */
+void emu_req_rewind(struct emu_qp *qp, uint32_t psn);
+
+/* Responder and completer: one packet for this QP. */
+void emu_resp_packet(struct emu_qp *qp, struct emu_rx_pkt *pkt);
+void emu_comp_packet(struct emu_qp *qp, struct emu_rx_pkt *pkt);
+/* Send the coalesced ACKs the batch left pending. */
+void emu_resp_flush_acks(struct emu_transport *t);
+/* Send qp's pending ACK now (before a response that must follow it). */
+void emu_resp_ack_now(struct emu_qp *qp);
+
+/* Timers of the completer (retransmission, RNR wait). */
+void emu_comp_timers_init(struct emu_qp *qp);
+void emu_comp_timers_stop(struct emu_qp *qp);
+/* (Re)arm or stop the retransmission timer after the requester sent. */
+void emu_comp_arm(struct emu_qp *qp);
+
+/* Build the UDP/IP-level frame around an IB packet of ib_len bytes (BTH
+ * through pad) at buf and queue it: ICRC, pseudo header, destination. */
+void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *dst,
+		   uint8_t *buf, uint32_t ib_len);
+
+#endif

@@ -1,0 +1,100 @@
+/* UDP I/O of one RoCEv2 port: batched receives on the endpoint socket and
+ * batched sends through a small pool of source-port sockets (flow entropy). */
+#ifndef NET_UDP_H
+#define NET_UDP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+/* Send sockets per port; a QP picks one by QPN hash, so its packets leave
+ * from a stable UDP source port and flows spread over several. */
+#define EMU_UDP_TX_SOCKS	8
+/* Datagrams moved per recvmmsg/sendmmsg call. */
+#define EMU_UDP_BATCH		32
+/* Largest datagram handled: 4096 bytes of payload at the largest MTU plus
+ * the longest header stack, pad and ICRC, rounded up. A bigger one is
+ * reported truncated. */
+#define EMU_UDP_BUF		4224
+
+/* One received datagram, valid until the next emu_udp_recv() call. */
+struct emu_udp_pkt {
+	uint8_t *data;
+	uint32_t len;
+	bool truncated;		/* longer than EMU_UDP_BUF: cut */
+	struct in6_addr src;	/* IPv4 kept v4-mapped */
+	struct in6_addr dst;	/* the local address it was sent to */
+	uint16_t sport;		/* host order */
+	uint8_t ttl;		/* IPv4 TTL or IPv6 hop limit */
+	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
+};
+
+struct emu_udp {
+	int rx_fd;			/* the endpoint socket (not owned) */
+	int family;			/* AF_INET or AF_INET6 */
+	bool any;			/* endpoint bound to the wildcard */
+	struct in6_addr local;		/* its address when not any */
+	int tx_fd[EMU_UDP_TX_SOCKS];
+	uint16_t tx_port[EMU_UDP_TX_SOCKS];	/* host order */
+
+	/* Receive batch: buffers and headers allocated once. */
+	uint8_t *rx_buf;
+	struct mmsghdr rx_msg[EMU_UDP_BATCH];
+	struct iovec rx_iov[EMU_UDP_BATCH];
+	struct sockaddr_in6 rx_name[EMU_UDP_BATCH];
+	uint8_t *rx_ctl;
+	struct emu_udp_pkt rx_pkt[EMU_UDP_BATCH];
+
+	/* Send batch, flushed when full or by emu_udp_flush(). */
+	uint8_t *tx_buf;
+	unsigned int tx_n;
+	struct mmsghdr tx_msg[EMU_UDP_BATCH];
+	struct iovec tx_iov[EMU_UDP_BATCH];
+	struct sockaddr_in6 tx_name[EMU_UDP_BATCH];
+	uint8_t *tx_ctl;
+	uint8_t tx_sock[EMU_UDP_BATCH];
+
+	uint64_t tx_packets, tx_bytes, tx_dropped;
+};
+
+/* Set up the I/O of an endpoint socket: receive options on rx_fd, the send
+ * pool bound to the same address (IP_PMTUDISC_DO: DF set, IPv4 ID 0), the
+ * batch buffers. local is the endpoint address (ignored when any). 0 or a
+ * negative errno; emu_udp_close() undoes a partial open. */
+int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
+		 const struct in6_addr *local, bool any);
+void emu_udp_close(struct emu_udp *u);
+
+/* Receive up to EMU_UDP_BATCH datagrams without blocking; returns how many
+ * (u->rx_pkt[0..n)), 0 when none is waiting. */
+unsigned int emu_udp_recv(struct emu_udp *u);
+
+/* The buffer for the next datagram to send (EMU_UDP_BUF bytes); a full
+ * batch is flushed first, so this never fails. */
+uint8_t *emu_udp_tx_buf(struct emu_udp *u);
+/* Queue the buffer last returned by emu_udp_tx_buf(): len bytes from pool
+ * socket sock to dst:dport. src is the source address to use when the
+ * endpoint is a wildcard (NULL: the kernel's choice). */
+void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
+		      const struct in6_addr *src, const struct in6_addr *dst,
+		      uint16_t dport, uint32_t len);
+/* Send what is queued. A datagram the kernel refuses is counted in
+ * tx_dropped: the transports above recover as from a loss. */
+void emu_udp_flush(struct emu_udp *u);
+
+/* The pool socket for a flow key (the QPN) and its source port. */
+static inline unsigned int emu_udp_sock_for(uint32_t key)
+{
+	key ^= key >> 13;
+	key *= 0x9e3779b1u;
+	return (key >> 16) % EMU_UDP_TX_SOCKS;
+}
+
+static inline uint16_t emu_udp_sport(const struct emu_udp *u,
+				     unsigned int sock)
+{
+	return u->tx_port[sock];
+}
+
+#endif

@@ -1,0 +1,212 @@
+/* Unit tests for the receive path: malformed, truncated, unknown-opcode,
+ * wrong-QPN and ICRC-bad datagrams from a raw UDP socket are counted, dropped. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <check.h>
+
+#include "emu/device.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+#include "net/icrc.h"
+
+extern char **environ;
+
+static char tmpdir[] = "/tmp/emuverbs-rx-XXXXXX";
+
+static struct emu_device *dev;
+static struct emu_context *ctx;
+static int sock = -1;
+static uint16_t sport;
+static struct sockaddr_in dst;
+
+static void setup(void)
+{
+	struct emu_device **devs;
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	socklen_t len = sizeof(me);
+	unsigned int n;
+
+	ck_assert_int_eq(emu_registry_get(&devs, &n), 0);
+	ck_assert_uint_ge(n, 1);
+	dev = devs[0];
+	ctx = emu_context_open(dev);
+	ck_assert_ptr_nonnull(ctx);
+
+	sock = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(sock, 0);
+	me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(sock, (struct sockaddr *)&me, sizeof(me)), 0);
+	ck_assert_int_eq(getsockname(sock, (struct sockaddr *)&me, &len), 0);
+	sport = ntohs(me.sin_port);
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_port = htons(EMU_ROCE_UDP_PORT);
+	dst.sin_addr.s_addr = dev->ports[0].ep.addr.s6_addr32[3];
+}
+
+static void teardown(void)
+{
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	emu_context_close(ctx);
+}
+
+static void counters(struct emu_port_counters *c)
+{
+	ck_assert_int_eq(emu_transport_counters(dev, 1, c), 0);
+}
+
+/* Wait until the port has seen n datagrams in all (bounded). */
+static void wait_rx(uint64_t n, struct emu_port_counters *c)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		counters(c);
+		if (c->rx_packets >= n)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	ck_abort_msg("only %llu of %llu datagrams seen",
+		     (unsigned long long)c->rx_packets,
+		     (unsigned long long)n);
+}
+
+static void send_raw(const void *p, size_t len)
+{
+	ck_assert_int_eq(sendto(sock, p, len, 0, (struct sockaddr *)&dst,
+				sizeof(dst)), (ssize_t)len);
+}
+
+/* A SEND_ONLY with a good ICRC for the pseudo header our socket makes. */
+static size_t build(uint8_t *pkt, uint8_t opcode, uint32_t qpn,
+		    uint32_t paylen)
+{
+	uint8_t ph[ICRC_PSEUDO_MAX];
+	struct in_addr s, d;
+	size_t iplen, len;
+
+	memset(pkt, 0, 64 + paylen);
+	bth_init(pkt, opcode, false, false, 0, WIRE_DEFAULT_PKEY, qpn, false,
+		 5);
+	len = WIRE_BTH_LEN + paylen;
+	s.s_addr = htonl(INADDR_LOOPBACK);
+	d.s_addr = dst.sin_addr.s_addr;
+	iplen = icrc_pseudo_v4(ph, &s, &d, sport, EMU_ROCE_UDP_PORT,
+			       len + ICRC_LEN);
+	icrc_put(pkt + len, icrc_compute(ph, iplen, ph + iplen, pkt, len));
+	return len + ICRC_LEN;
+}
+
+START_TEST(t_rx_counts_and_drops)
+{
+	struct emu_port_counters c0, c;
+	uint8_t pkt[8192];
+	size_t len;
+
+	counters(&c0);
+
+	/* Truncated: shorter than a BTH and an ICRC. */
+	memset(pkt, 0, sizeof(pkt));
+	send_raw(pkt, 10);
+	/* Malformed: a SEND_ONLY whose length is not whole words. */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 8);
+	send_raw(pkt, len - 2);
+	/* Malformed: transport version 1. */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 8);
+	pkt[1] |= 1;
+	send_raw(pkt, len);
+	/* Unknown opcode (RD is not emulated; 0x1f is reserved). */
+	len = build(pkt, 0x1f, 0x123, 8);
+	send_raw(pkt, len);
+	len = build(pkt, WIRE_TP_RD | WIRE_OPB_SEND_ONLY, 0x123, 8);
+	send_raw(pkt, len);
+	/* ICRC bad: one payload bit flipped after the ICRC was made. */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 8);
+	pkt[WIRE_BTH_LEN] ^= 1;
+	send_raw(pkt, len);
+	/* ICRC bad: the masked FECN bit may change, the P_Key may not. */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 8);
+	pkt[4] |= BTH_FECN;
+	send_raw(pkt, len);
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 8);
+	pkt[2] ^= 0x80;
+	send_raw(pkt, len);
+	/* Good ICRC, no such QP (and QPN 1, the GSI, is not emulated). */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0xabcdef, 8);
+	send_raw(pkt, len);
+	len = build(pkt, WIRE_OP_UD(SEND_ONLY), 1, 16);
+	send_raw(pkt, len);
+	/* Longer than any packet the port accepts. */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 6000);
+	send_raw(pkt, len);
+
+	wait_rx(c0.rx_packets + 11, &c);
+	ck_assert_uint_eq(c.rx_malformed - c0.rx_malformed, 3);
+	ck_assert_uint_eq(c.rx_bad_opcode - c0.rx_bad_opcode, 2);
+	/* The FECN packet passes the ICRC (the bit is masked) and then
+	 * finds no QP. */
+	ck_assert_uint_eq(c.rx_bad_icrc - c0.rx_bad_icrc, 2);
+	ck_assert_uint_eq(c.rx_bad_qpn - c0.rx_bad_qpn, 3);
+	ck_assert_uint_eq(c.rx_truncated - c0.rx_truncated, 1);
+	ck_assert_uint_eq(c.rx_delivered - c0.rx_delivered, 0);
+}
+END_TEST
+
+static Suite *rx_suite(void)
+{
+	Suite *s = suite_create("rx");
+	TCase *tc = tcase_create("drops");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, t_rx_counts_and_drops);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+static void isolate_config(void)
+{
+	char **e;
+
+	if (!mkdtemp(tmpdir)) {
+		perror(tmpdir);
+		exit(EXIT_FAILURE);
+	}
+	setenv("HOME", tmpdir, 1);
+	setenv("XDG_CONFIG_HOME", tmpdir, 1);
+	for (e = environ; *e;) {
+		char name[128];
+		size_t len = strcspn(*e, "=");
+
+		if (strncmp(*e, "EMUVERBS_", 9) || len >= sizeof(name)) {
+			e++;
+			continue;
+		}
+		memcpy(name, *e, len);
+		name[len] = '\0';
+		unsetenv(name);
+	}
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rx_suite());
+	int failed;
+
+	isolate_config();
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	rmdir(tmpdir);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
