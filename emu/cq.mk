@@ -9,7 +9,8 @@ check_PROGRAMS += $(CQ_UNIT_TESTS)
 TESTS += $(CQ_UNIT_TESTS)
 
 # Public API only: the drop-in library and our verbs.h.
-tests_unit_test_cq_SOURCES = tests/unit/test_cq.c
+tests_unit_test_cq_SOURCES = tests/unit/test_cq.c \
+	tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_cq_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cq_LDADD = libibverbs.la $(CHECK_LIBS)
 
@@ -18,7 +19,7 @@ tests_unit_test_cq_LDADD = libibverbs.la $(CHECK_LIBS)
 # them through the verbs; calloc and malloc are wrapped at link time to
 # make allocations fail without a hook in the library.
 tests_unit_test_cq_emu_SOURCES = tests/unit/test_cq_emu.c verbs/cq.c \
-	verbs/async.c
+	verbs/async.c tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_cq_emu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cq_emu_LDADD = libemucore.la $(CHECK_LIBS)
 tests_unit_test_cq_emu_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=calloc \

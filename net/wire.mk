@@ -15,19 +15,23 @@ WIRE_UNIT_TESTS = \
 check_PROGRAMS += $(WIRE_UNIT_TESTS)
 TESTS += $(WIRE_UNIT_TESTS)
 
-tests_unit_test_opcode_SOURCES = tests/unit/test_opcode.c
+tests_unit_test_opcode_SOURCES = tests/unit/test_opcode.c \
+	tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_opcode_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_opcode_LDADD = libemunet.la $(CHECK_LIBS) $(ZLIB_LIBS)
 
-tests_unit_test_hdr_SOURCES = tests/unit/test_hdr.c
+tests_unit_test_hdr_SOURCES = tests/unit/test_hdr.c \
+	tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_hdr_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_hdr_LDADD = libemunet.la $(CHECK_LIBS) $(ZLIB_LIBS)
 
-tests_unit_test_psn_SOURCES = tests/unit/test_psn.c
+tests_unit_test_psn_SOURCES = tests/unit/test_psn.c \
+	tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_psn_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_psn_LDADD = libemunet.la $(CHECK_LIBS) $(ZLIB_LIBS)
 
-tests_unit_test_icrc_SOURCES = tests/unit/test_icrc.c
+tests_unit_test_icrc_SOURCES = tests/unit/test_icrc.c \
+	tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_icrc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_icrc_LDADD = libemunet.la $(CHECK_LIBS) $(ZLIB_LIBS)
 

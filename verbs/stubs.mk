@@ -7,7 +7,7 @@ EXTRA_DIST += verbs/libibverbs.map tests/symbols_test.sh
 
 check_PROGRAMS += tests/unit/test_strings
 tests_unit_test_strings_SOURCES = tests/unit/test_strings.c \
-	verbs/strings.c verbs/rate.c
+	verbs/strings.c verbs/rate.c tests/unit/testlib.c tests/unit/testlib.h
 tests_unit_test_strings_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_strings_LDADD = $(CHECK_LIBS)
 

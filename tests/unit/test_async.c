@@ -16,6 +16,7 @@
 #include <check.h>
 
 #include "emu/async.h"
+#include "tests/unit/testlib.h"
 
 static struct ibv_async_event port_ev(enum ibv_event_type t, int port)
 {
@@ -344,14 +345,5 @@ static Suite *async_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(async_suite());
-	int failed;
-
-	/* Each test in its own process: rlimits, the registry and injected
-	 * failures never leak into the next. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(async_suite());
 }

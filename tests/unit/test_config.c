@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 
 #include "emu/config.h"
+#include "tests/unit/testlib.h"
 
 #ifndef EMU_SYSCONFDIR
 #define EMU_SYSCONFDIR "/etc"
@@ -1300,11 +1301,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(config_suite());
 }

@@ -11,9 +11,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-extern char **environ;
-
-static char tmpdir[] = "/tmp/emuverbs-cq-XXXXXX";
+#include "tests/unit/testlib.h"
 
 static struct ibv_context *open_default(void)
 {
@@ -228,18 +226,10 @@ END_TEST
 /* The device's max_cqe from the config file bounds and clamps sizes. */
 START_TEST(t_config_max_cqe)
 {
-	char path[sizeof(tmpdir) + 32];
 	struct ibv_context *ctx;
 	struct ibv_cq *cq;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/cq.conf", tmpdir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("[device emu0]\nmax_cqe = 100\n", f);
-	ck_assert_int_eq(fclose(f), 0);
-	setenv("EMUVERBS_CONFIG", path, 1);
-
+	emu_test_write_config("[device emu0]\nmax_cqe = 100\n");
 	ctx = open_default();
 	ck_assert_int_eq(max_cqe(ctx), 100);
 	cq = ibv_create_cq(ctx, 70, NULL, NULL, 0);
@@ -253,7 +243,6 @@ START_TEST(t_config_max_cqe)
 	ck_assert_ptr_null(ibv_create_cq(ctx, 101, NULL, NULL, 0));
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
-	unlink(path);
 }
 END_TEST
 
@@ -272,42 +261,8 @@ static Suite *cq_suite(void)
 	return s;
 }
 
-/* Every test runs in its own child (CK_FORK), so each builds the registry
- * afresh: from the embedded default unless it sets EMUVERBS_CONFIG. */
-static void isolate_config(void)
-{
-	char **e;
-
-	if (!mkdtemp(tmpdir)) {
-		perror(tmpdir);
-		exit(EXIT_FAILURE);
-	}
-	setenv("HOME", tmpdir, 1);
-	setenv("XDG_CONFIG_HOME", tmpdir, 1);
-	for (e = environ; *e;) {
-		char name[128];
-		size_t len = strcspn(*e, "=");
-
-		if (strncmp(*e, "EMUVERBS_", 9) || len >= sizeof(name)) {
-			e++;
-			continue;
-		}
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		unsetenv(name); /* shifts environ: do not advance */
-	}
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(cq_suite());
-	int failed;
-
-	isolate_config();
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rmdir(tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	emu_test_isolate_config();
+	return emu_test_run(cq_suite());
 }

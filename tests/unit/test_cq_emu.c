@@ -19,28 +19,7 @@
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "verbs/cq_ops.h"
-
-/* Linked with -Wl,--wrap=calloc,--wrap=malloc: *_fail_at = n makes the
- * n-th call from now (1 = the next) return NULL. */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__real_malloc(size_t size);
-void *__wrap_malloc(size_t size);
-static int calloc_fail_at, malloc_fail_at;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (calloc_fail_at > 0 && --calloc_fail_at == 0)
-		return NULL;
-	return __real_calloc(n, size);
-}
-
-void *__wrap_malloc(size_t size)
-{
-	if (malloc_fail_at > 0 && --malloc_fail_at == 0)
-		return NULL;
-	return __real_malloc(size);
-}
+#include "tests/unit/testlib.h"
 
 /* ---- fixture: a context on a device that only carries its limits ------ */
 
@@ -1024,24 +1003,24 @@ START_TEST(t_alloc_failure)
 	struct ibv_cq_init_attr_ex a = {.cqe = 4};
 	struct ibv_cq *cq;
 
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_comp_channel(ic));
 	ck_assert_int_eq(errno, ENOMEM);
 
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq(ic, 4, NULL, NULL, 0));
 	ck_assert_int_eq(errno, ENOMEM);
-	malloc_fail_at = 1;
+	emu_test_fail_malloc(1);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq(ic, 4, NULL, NULL, 0));
 	ck_assert_int_eq(errno, ENOMEM);
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq_ex(ic, &a));
 	ck_assert_int_eq(errno, ENOMEM);
-	malloc_fail_at = 1;
+	emu_test_fail_malloc(1);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq_ex(ic, &a));
 	ck_assert_int_eq(errno, ENOMEM);
@@ -1049,13 +1028,13 @@ START_TEST(t_alloc_failure)
 	/* A failed resize leaves the CQ as it was. */
 	cq = mkcq(4, NULL, NULL);
 	push_range(cq, 0, 3);
-	malloc_fail_at = 1;
+	emu_test_fail_malloc(1);
 	ck_assert_int_eq(ibv_resize_cq(cq, 64), ENOMEM);
 	ck_assert_int_eq(cq->cqe, 4);
 	push_ok(cq, 3, false);
 	poll_expect(cq, 8, 4, 0);
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
-	ck_assert_int_eq(calloc_fail_at + malloc_fail_at, 0);
+	ck_assert_int_eq(emu_test_alloc_armed(), 0);
 }
 END_TEST
 
@@ -1220,12 +1199,5 @@ static Suite *cq_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cq_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(cq_suite());
 }

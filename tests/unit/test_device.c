@@ -15,21 +15,9 @@
 #include <check.h>
 
 #include "emu/device.h"
+#include "tests/unit/testlib.h"
 
 #define GUID_PREFIX 0x02656d7500000000ull
-
-/* Linked with -Wl,--wrap=calloc: calloc_fail_at = n makes the n-th calloc
- * from now (1 = the next) return NULL, without a hook in the library. */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-static int calloc_fail_at;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (calloc_fail_at > 0 && --calloc_fail_at == 0)
-		return NULL;
-	return __real_calloc(n, size);
-}
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -517,24 +505,24 @@ START_TEST(t_create_enomem)
 
 	/* 1: the device itself. */
 	cap_open(&c);
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	ck_assert_ptr_null(emu_device_create(&cfg, 0, c.f));
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	expect_one_line(&c, strerror(ENOMEM));
 	cap_free(&c);
 
 	/* 2: port 1's GID table; 3: port 2's, after port 1 is complete. */
 	cfg.nports = 2;
 	cap_open(&c);
-	calloc_fail_at = 2;
+	emu_test_fail_calloc(2);
 	ck_assert_ptr_null(emu_device_create(&cfg, 0, c.f));
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	expect_one_line(&c, "port 1");
 	cap_free(&c);
 	cap_open(&c);
-	calloc_fail_at = 3;
+	emu_test_fail_calloc(3);
 	ck_assert_ptr_null(emu_device_create(&cfg, 0, c.f));
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	expect_one_line(&c, "port 2");
 	cap_free(&c);
 	ck_assert_uint_eq(open_fds(), fds);
@@ -850,14 +838,14 @@ START_TEST(t_context_open_errors)
 	int lowest, err;
 
 	/* 1: the context; 2: the engine, started by the first open. */
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	errno = 0;
 	ck_assert_ptr_null(emu_context_open(dev));
 	ck_assert_int_eq(errno, ENOMEM);
-	calloc_fail_at = 2;
+	emu_test_fail_calloc(2);
 	errno = 0;
 	ck_assert_ptr_null(emu_context_open(dev));
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	ck_assert_int_eq(errno, ENOMEM);
 	ck_assert_ptr_null(dev->engine);
 	ck_assert_uint_eq(dev->open_count, 0);
@@ -1066,14 +1054,5 @@ static Suite *device_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(device_suite());
-	int failed;
-
-	/* Each test in its own process: rlimits, the registry and injected
-	 * failures never leak into the next. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(device_suite());
 }

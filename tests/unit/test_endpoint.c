@@ -13,6 +13,7 @@
 #include <check.h>
 
 #include "net/endpoint.h"
+#include "tests/unit/testlib.h"
 
 #define NO_EP            \
 	{                \
@@ -329,14 +330,5 @@ static Suite *endpoint_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(endpoint_suite());
-	int failed;
-
-	/* Each test in its own process: rlimits, the registry and injected
-	 * failures never leak into the next. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(endpoint_suite());
 }

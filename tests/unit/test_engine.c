@@ -11,19 +11,7 @@
 #include <check.h>
 
 #include "emu/engine.h"
-
-/* Linked with -Wl,--wrap=calloc: calloc_fail_at = n makes the n-th calloc
- * from now (1 = the next) return NULL, without a hook in the library. */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-static int calloc_fail_at;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (calloc_fail_at > 0 && --calloc_fail_at == 0)
-		return NULL;
-	return __real_calloc(n, size);
-}
+#include "tests/unit/testlib.h"
 
 static struct emu_engine *start(void)
 {
@@ -71,10 +59,10 @@ START_TEST(t_start_enomem)
 {
 	struct emu_engine *e = (struct emu_engine *)&e;
 
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	ck_assert_int_eq(emu_engine_start(&e), -ENOMEM);
 	ck_assert_ptr_eq(e, (struct emu_engine *)&e); /* untouched */
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 }
 END_TEST
 
@@ -299,9 +287,9 @@ START_TEST(t_watch_enomem)
 
 	w.e = start();
 	ck_assert_int_eq(pipe(w.fds), 0);
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	ck_assert_ptr_null(emu_engine_watch_fd(w.e, w.fds[0], on_readable, &w));
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	/* Nothing half-registered: readability goes unnoticed. */
 	ck_assert_int_eq(write(w.fds[1], "x", 1), 1);
 	usleep(100000);
@@ -351,14 +339,5 @@ static Suite *engine_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(engine_suite());
-	int failed;
-
-	/* Each test in its own process: rlimits, the registry and injected
-	 * failures never leak into the next. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(engine_suite());
 }

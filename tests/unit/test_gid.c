@@ -11,21 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/gid.h"
-
-/* Linked with -Wl,--wrap=calloc so init's allocation can be made to fail
- * without a test-only hook in the library. */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-static int calloc_fail;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (calloc_fail) {
-		calloc_fail = 0;
-		return NULL;
-	}
-	return __real_calloc(n, size);
-}
+#include "tests/unit/testlib.h"
 
 static struct in6_addr ip(const char *s)
 {
@@ -112,7 +98,7 @@ START_TEST(t_init_enomem)
 {
 	struct emu_gid_table t;
 
-	calloc_fail = 1;
+	emu_test_fail_calloc(1);
 	ck_assert_int_eq(emu_gid_table_init(&t, 1, 16), ENOMEM);
 	ck_assert_ptr_null(t.slots);
 	emu_gid_table_fini(&t);		/* safe after a failed init */
@@ -499,11 +485,5 @@ static Suite *gid_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(gid_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(gid_suite());
 }

@@ -13,6 +13,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "tests/unit/testlib.h"
+
 /* Runs in a network namespace of its own: nothing here touches the host's
  * interfaces. Addresses come from the benchmarking range 198.18.0.0/15. */
 static void sh(const char *cmd)
@@ -68,22 +70,17 @@ static void drain_events(struct ibv_context *ctx)
 
 static void in_namespace(void)
 {
-	char conf[] = "/tmp/emuverbs-gidev-XXXXXX";
 	struct ibv_device **list;
 	struct ibv_context *ctx;
-	int fd, port = 0, n;
+	int port = 0, n;
 
 	sh("ip link add emv0 type veth peer name emv1");
 	sh("ip link set emv0 up && ip link set emv1 up");
 	sh("ip addr add 198.18.0.1/24 dev emv0");
-	fd = mkstemp(conf);
-	ck_assert_int_ge(fd, 0);
-	dprintf(fd, "[device emunet]\n[port emunet 1]\nnetdev = emv0\n");
-	close(fd);
-	setenv("EMUVERBS_CONFIG", conf, 1);
+	emu_test_write_config("[device emunet]\n[port emunet 1]\n"
+			      "netdev = emv0\n");
 
 	list = ibv_get_device_list(&n);
-	unlink(conf);
 	ck_assert_ptr_nonnull(list);
 	ck_assert_int_eq(n, 1);
 	ctx = ibv_open_device(list[0]);
@@ -129,8 +126,6 @@ int main(void)
 {
 	Suite *s = suite_create("gid_event");
 	TCase *tc = tcase_create("netns");
-	SRunner *sr;
-	int failed;
 
 	if (geteuid() != 0 || system("command -v ip >/dev/null") != 0) {
 		printf("SKIP: GID change events need root and iproute2 "
@@ -140,10 +135,6 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_gid_change_event);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	emu_test_isolate_config();
+	return emu_test_run(s);
 }

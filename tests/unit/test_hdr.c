@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "net/hdr.h"
+#include "tests/unit/testlib.h"
 
 /* Uniform wrappers so one loop can drive every accessor. */
 #define WRAP(n, get, set, T)						\
@@ -465,11 +466,5 @@ static Suite *hdr_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(hdr_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(hdr_suite());
 }

@@ -8,6 +8,7 @@
 
 #include "net/icrc.h"
 #include "net/hdr.h"
+#include "tests/unit/testlib.h"
 
 /*
  * The vectors below were produced by scapy's RoCE layer
@@ -388,11 +389,5 @@ static Suite *icrc_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(icrc_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(icrc_suite());
 }

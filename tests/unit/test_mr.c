@@ -16,19 +16,7 @@
 #include "emu/engine.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
-
-/* Linked with -Wl,--wrap=calloc: calloc_fail_at = n makes the n-th calloc
- * from now (1 = the next) return NULL, without a hook in the library. */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-static int calloc_fail_at;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (calloc_fail_at > 0 && --calloc_fail_at == 0)
-		return NULL;
-	return __real_calloc(n, size);
-}
+#include "tests/unit/testlib.h"
 
 #define ALL_RIGHTS                                                        \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
@@ -132,9 +120,9 @@ START_TEST(t_table)
 	/* 1: the table; 2: its slots; 3: its free-slot queue. */
 	for (i = 1; i <= 3; i++) {
 		emu_mr_table_destroy(dev);
-		calloc_fail_at = i;
+		emu_test_fail_calloc(i);
 		ck_assert_int_eq(emu_mr_table_create(dev), ENOMEM);
-		calloc_fail_at = 0;
+		emu_test_fail_calloc(0);
 		ck_assert_ptr_null(dev->mrs);
 	}
 	/* Without a table nothing resolves and nothing registers. */
@@ -562,9 +550,9 @@ START_TEST(t_max_mr_and_enomem)
 	setup_dev(3);
 	buf = map_pages(1, PROT_READ | PROT_WRITE);
 	/* calloc of the region fails: nothing is taken. */
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	ck_assert_int_eq(reg_err(buf, 8, 0, 0), ENOMEM);
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	ck_assert_uint_eq(atomic_load(&pd->users), 0);
 	for (i = 0; i < 3; i++)
 		m[i] = reg(buf, 8, 0, 0);
@@ -734,10 +722,10 @@ START_TEST(t_pd_counts)
 
 	setup_dev(16);	/* max_pd 4, one taken by the fixture */
 	buf = map_pages(1, PROT_READ | PROT_WRITE);
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	errno = 0;
 	ck_assert_ptr_null(emu_pd_alloc(ctx));
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	ck_assert_int_eq(errno, ENOMEM);
 	for (i = 0; i < 3; i++) {
 		p[i] = emu_pd_alloc(ctx);
@@ -776,9 +764,9 @@ START_TEST(t_ah_counts)
 	attr.is_global = 1;
 	attr.port_num = 1;
 	attr.grh.dgid = e.gid;
-	calloc_fail_at = 1;
+	emu_test_fail_calloc(1);
 	ck_assert_int_eq(emu_ah_create(pd, &attr, &x), ENOMEM);
-	calloc_fail_at = 0;
+	emu_test_fail_calloc(0);
 	ck_assert_ptr_null(x);
 	ck_assert_uint_eq(atomic_load(&pd->users), 0);
 	ck_assert_int_eq(emu_ah_create(pd, &attr, &a[0]), 0);
@@ -957,14 +945,5 @@ static Suite *mr_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(mr_suite());
-	int failed;
-
-	/* Each test in its own process: injected failures and devices
-	 * never leak into the next. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(mr_suite());
 }

@@ -20,6 +20,7 @@
 
 #include "emu/gid.h"
 #include "emu/netlink.h"
+#include "tests/unit/testlib.h"
 
 /*
  * The child reports a failure as one line on a pipe and exits non-zero; the
@@ -504,8 +505,6 @@ int main(void)
 {
 	Suite *s;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
 	if (!can_unshare()) {
 		printf("SKIP: netlink tests need root (network namespace)\n");
@@ -525,9 +524,5 @@ int main(void)
 	tcase_add_test(tc, t_link_gone);
 	tcase_add_test(tc, t_overrun);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(s);
 }

@@ -7,6 +7,7 @@
 
 #include "net/opcode.h"
 #include "net/hdr.h"
+#include "tests/unit/testlib.h"
 
 /*
  * The expected layouts, written out by hand from the IBTA packet format
@@ -433,11 +434,5 @@ static Suite *opcode_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(opcode_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(opcode_suite());
 }

@@ -12,9 +12,8 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-extern char **environ;
+#include "tests/unit/testlib.h"
 
-static char tmpdir[] = "/tmp/emuverbs-pdah-XXXXXX";
 static long pg;
 
 /* Device emua: port 1 RoCE with static IPv6 GIDs (RoCEv2 at 4, RoCEv1
@@ -47,15 +46,7 @@ static struct ibv_context *open_first(void)
 /* Opened with config_text in effect (each test is its own process). */
 static struct ibv_context *open_configured(void)
 {
-	char path[sizeof(tmpdir) + 32];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/pdah.conf", tmpdir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(config_text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(setenv("EMUVERBS_CONFIG", path, 1), 0);
+	emu_test_write_config(config_text);
 	return open_first();
 }
 
@@ -791,46 +782,9 @@ static Suite *pd_ah_suite(void)
 	return s;
 }
 
-/* Every test runs in its own child (CK_FORK), so each builds the registry
- * afresh: from the embedded default unless it sets EMUVERBS_CONFIG. */
-static void isolate_config(void)
-{
-	char **e;
-
-	if (!mkdtemp(tmpdir)) {
-		perror(tmpdir);
-		exit(EXIT_FAILURE);
-	}
-	setenv("HOME", tmpdir, 1);
-	setenv("XDG_CONFIG_HOME", tmpdir, 1);
-	for (e = environ; *e;) {
-		char name[128];
-		size_t len = strcspn(*e, "=");
-
-		if (strncmp(*e, "EMUVERBS_", 9) || len >= sizeof(name)) {
-			e++;
-			continue;
-		}
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		unsetenv(name); /* shifts environ: do not advance */
-	}
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(pd_ah_suite());
-	char path[sizeof(tmpdir) + 32];
-	int failed;
-
 	pg = sysconf(_SC_PAGESIZE);
-	isolate_config();
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	snprintf(path, sizeof(path), "%s/pdah.conf", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	emu_test_isolate_config();
+	return emu_test_run(pd_ah_suite());
 }

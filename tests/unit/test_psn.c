@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "net/psn.h"
+#include "tests/unit/testlib.h"
 
 START_TEST(test_add_wraps)
 {
@@ -132,11 +133,5 @@ static Suite *psn_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(psn_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(psn_suite());
 }

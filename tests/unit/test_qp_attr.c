@@ -9,6 +9,7 @@
 
 #include "emu/device.h"
 #include "emu/qp_attr.h"
+#include "tests/unit/testlib.h"
 
 /* ---- expected transition table ----------------------------------------
  *
@@ -925,11 +926,5 @@ static Suite *qp_attr_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(qp_attr_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(qp_attr_suite());
 }

@@ -11,19 +11,7 @@
 #include <check.h>
 
 #include "emu/qp_ex.h"
-
-/* Linked with -Wl,--wrap=calloc: calloc_fail_at = n makes the n-th calloc
- * from now (1 = the next) return NULL. */
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-static int calloc_fail_at;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (calloc_fail_at > 0 && --calloc_fail_at == 0)
-		return NULL;
-	return __real_calloc(n, size);
-}
+#include "tests/unit/testlib.h"
 
 /* ---- the fake device: post_send deep-copies what it is given ---------- */
 
@@ -181,7 +169,7 @@ START_TEST(t_init_enomem)
 	 * would see anything the failure path forgot to free. */
 	for (k = 1; k <= 4; k++) {
 		memset(&qpx, 0, sizeof(qpx));
-		calloc_fail_at = k;
+		emu_test_fail_calloc(k);
 		ck_assert_int_eq(emu_qpx_init(&qpx, OPS_ALL, 8, 2, 16),
 				 ENOMEM);
 		ck_assert_ptr_null(qpx.wrb);
@@ -189,9 +177,10 @@ START_TEST(t_init_enomem)
 	}
 	/* Four allocations in all: the fifth would be past init. */
 	memset(&qpx, 0, sizeof(qpx));
-	calloc_fail_at = 5;
+	emu_test_fail_calloc(5);
 	ck_assert_int_eq(emu_qpx_init(&qpx, OPS_ALL, 8, 2, 16), 0);
-	calloc_fail_at = 0;
+	ck_assert_int_eq(emu_test_alloc_armed(), 1);
+	emu_test_fail_calloc(0);
 	emu_qpx_fini(&qpx);
 	/* A zero-sized send queue still initialises. */
 	memset(&qpx, 0, sizeof(qpx));
@@ -755,11 +744,5 @@ static Suite *qp_ex_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(qp_ex_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(qp_ex_suite());
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "emu/speed.h"
+#include "tests/unit/testlib.h"
 
 #define NSPEED EMU_SPEED_COUNT
 #define NWIDTH EMU_WIDTH_COUNT
@@ -300,11 +301,5 @@ static Suite *speed_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(speed_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(speed_suite());
 }

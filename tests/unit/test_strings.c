@@ -15,6 +15,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "tests/unit/testlib.h"
+
 /* Exported by the library but declared only in rdma-core's driver.h. */
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
@@ -485,11 +487,5 @@ static Suite *strings_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(strings_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return emu_test_run(strings_suite());
 }

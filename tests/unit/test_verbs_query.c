@@ -13,12 +13,10 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
+#include "tests/unit/testlib.h"
+
 #define GUID_PREFIX 0x02656d75u
 #define CANARY 0xa5
-
-extern char **environ;
-
-static char tmpdir[] = "/tmp/emuverbs-query-XXXXXX";
 
 /* The only device of the embedded default, opened. */
 static struct ibv_context *open_default(void)
@@ -461,7 +459,7 @@ static const char config_text[] = "; two devices, the first with two ports\n"
 
 START_TEST(t_config_file)
 {
-	char path[sizeof(tmpdir) + 32];
+	const char *path;
 	struct ibv_device **list;
 	struct ibv_context *ctx;
 	struct ibv_device_attr a;
@@ -469,16 +467,9 @@ START_TEST(t_config_file)
 	struct ibv_gid_entry t[8], e;
 	uint64_t speed;
 	__be16 p;
-	FILE *f;
 	int n = -1;
 
-	snprintf(path, sizeof(path), "%s/test.conf", tmpdir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(config_text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(setenv("EMUVERBS_CONFIG", path, 1), 0);
-
+	path = emu_test_write_config(config_text);
 	list = ibv_get_device_list(&n);
 	unlink(path);
 	ck_assert_ptr_nonnull(list);
@@ -560,42 +551,8 @@ static Suite *query_suite(void)
 	return s;
 }
 
-/* Every test runs in its own child (CK_FORK), so each builds the registry
- * afresh: from the embedded default unless it sets EMUVERBS_CONFIG. */
-static void isolate_config(void)
-{
-	char **e;
-
-	if (!mkdtemp(tmpdir)) {
-		perror(tmpdir);
-		exit(EXIT_FAILURE);
-	}
-	setenv("HOME", tmpdir, 1);
-	setenv("XDG_CONFIG_HOME", tmpdir, 1);
-	for (e = environ; *e;) {
-		char name[128];
-		size_t len = strcspn(*e, "=");
-
-		if (strncmp(*e, "EMUVERBS_", 9) || len >= sizeof(name)) {
-			e++;
-			continue;
-		}
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		unsetenv(name); /* shifts environ: do not advance */
-	}
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(query_suite());
-	int failed;
-
-	isolate_config();
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rmdir(tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	emu_test_isolate_config();
+	return emu_test_run(query_suite());
 }
