@@ -7,12 +7,14 @@
 
 #include "tools/twohost.h"
 
-#define BUF_SIZE (1u << 20)	/* each host's registered buffer */
 #define PING_SIZE 64
 #define PINGS 1000
 #define CHUNK (64u * 1024)	/* RDMA WRITE / READ message size */
 #define CHUNKS 64
 #define ATOMICS 1000
+/* Each host's registered buffer: the chunks, then a page whose last 8
+ * bytes are the atomic counter, which must start at 0 (out of their way). */
+#define BUF_SIZE (CHUNK * CHUNKS + 4096)
 #define COUNTER_OFF (BUF_SIZE - 8)
 #define ACCESS (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		IBV_ACCESS_REMOTE_ATOMIC)
@@ -74,7 +76,8 @@ static int ping_pong(struct th_host *h)
 		if (wait_wc(h))
 			return th_fail(h, "pong %d", i);
 		if (!h->is_a &&
-		    (th_post_send(h, IBV_WR_SEND, 0, PING_SIZE, 0) || wait_wc(h)))
+		    (th_post_send(h, IBV_WR_SEND, 0, PING_SIZE, 0) ||
+		     wait_wc(h)))
 			return th_fail(h, "pong send %d", i);
 		rtt[i] = th_now_us() - t0;
 	}
@@ -103,8 +106,9 @@ static int rdma_chunks(struct th_host *h, enum ibv_wr_opcode op)
 	for (i = 0; i < CHUNKS; i++) {
 		off = (uint64_t)i * CHUNK;
 		if (th_post_send(h, op, off, CHUNK, h->peer.addr + off))
-			return th_fail(h, "post %s", op == IBV_WR_RDMA_READ ?
-						     "RDMA READ" : "RDMA WRITE");
+			return th_fail(h, "post %s",
+				       op == IBV_WR_RDMA_READ ? "RDMA READ" :
+								"RDMA WRITE");
 	}
 	for (i = 0; i < CHUNKS; i++)
 		if (wait_wc(h))

@@ -84,7 +84,8 @@ int th_open(struct th_host *h, size_t buf_size, int mr_access, int cqe)
 	struct ibv_device **list = ibv_get_device_list(NULL);
 
 	if (!list || !list[0]) {
-		ibv_free_device_list(list);
+		if (list)
+			ibv_free_device_list(list);
 		return th_fail(h, "no emulated device");
 	}
 	h->ctx = ibv_open_device(list[0]);

@@ -25,8 +25,7 @@ struct th_qp_opts {
 	uint32_t max_send_wr, max_recv_wr;
 	uint32_t max_send_sge, max_recv_sge;
 	uint32_t max_inline;
-	enum ibv_mtu path_mtu;		/* RC and UC (0: 4096); UD uses the
-					 * port's active MTU */
+	enum ibv_mtu path_mtu;		/* RC, UC (0: 4096) */
 	int access;			/* RC and UC: IBV_ACCESS_REMOTE_* */
 };
 
