@@ -3,7 +3,9 @@
 EXTRA_DIST += tests/integration/lib.sh tests/integration/devinfo.sh \
 	tests/integration/pyverbs.sh tests/integration/pyverbs_device.py \
 	tests/integration/errpaths.sh tests/integration/errpaths.c \
-	tests/integration/install.sh
+	tests/integration/install.sh tests/integration/pingpong.sh \
+	tests/integration/perftest.sh tests/integration/wire.sh \
+	tests/integration/wire_check.py
 
 # Integration tests run the built tools and library.
 check_SCRIPTS += emuverbs
@@ -14,7 +16,9 @@ EXTRA_DIST += tests/abi/abi_test.sh tests/abi/layout_dump.c \
 TESTS += tests/abi/abi_test.sh
 
 TESTS += tests/integration/devinfo.sh tests/integration/pyverbs.sh \
-	tests/integration/errpaths.sh tests/integration/install.sh
+	tests/integration/errpaths.sh tests/integration/install.sh \
+	tests/integration/pingpong.sh tests/integration/perftest.sh \
+	tests/integration/wire.sh
 
 if HAVE_DEBIAN_VERBS
 # Built against the system header and library on purpose (no -I include):

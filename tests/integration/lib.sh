@@ -49,3 +49,51 @@ finish() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
+
+# A TCP port for a program's out-of-band exchange, different per call.
+_port=$((20000 + $$ % 20000))
+next_port() {
+	_port=$((_port + 1))
+	PORT=$_port
+}
+
+# Wait until something listens on TCP port $1 (at most 10 s).
+wait_listen() {
+	i=0
+	while [ $i -lt 100 ]; do
+		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# pair NAME SECONDS "SERVER COMMAND" "CLIENT COMMAND": runs an RDMA server
+# and its client as two processes through `emuverbs run`; both must exit 0.
+# $PORT is the TCP port both use; outputs stay in $WORK/NAME.{server,client}.
+pair() {
+	_name=$1
+	_secs=$2
+	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
+	# shellcheck disable=SC2086
+	timeout "$_secs" "$EMU" run $3 >"$_s.server" 2>&1 &
+	_spid=$!
+	if ! wait_listen "$PORT"; then
+		kill "$_spid" 2>/dev/null
+		wait "$_spid" 2>/dev/null
+		bad "$_name: server never listened" "$_s.server"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	timeout "$_secs" "$EMU" run $4 >"$_s.client" 2>&1
+	_crc=$?
+	wait "$_spid"
+	_src=$?
+	if [ "$_crc" -eq 0 ] && [ "$_src" -eq 0 ]; then
+		ok "$_name"
+		return 0
+	fi
+	bad "$_name: server exit $_src, client exit $_crc" "$_s.server"
+	sed 's/^/    c| /' "$_s.client" | head -20
+	return 1
+}

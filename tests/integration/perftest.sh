@@ -1,0 +1,22 @@
+#!/bin/sh
+# Debian's unmodified perftest binaries, two processes through `emuverbs
+# run`, short runs: every one must finish with exit 0 and print figures.
+. "$(dirname "$0")/lib.sh"
+need ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat ib_send_bw \
+	ib_write_bw ib_read_bw ib_atomic_bw ss
+
+for prog in ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat; do
+	next_port
+	pair "$prog" 90 "$prog -d emu0 -x 0 -p $PORT -n 500" \
+		"$prog -d emu0 -x 0 -p $PORT -n 500 127.0.0.1" || continue
+	expect "$prog: latency figures" "$_s.client" \
+		'^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9.]+[[:space:]]+[0-9.]*[1-9][0-9.]*[[:space:]]+[0-9.]+'
+done
+for prog in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
+	next_port
+	pair "$prog" 90 "$prog -d emu0 -x 0 -p $PORT -n 500" \
+		"$prog -d emu0 -x 0 -p $PORT -n 500 127.0.0.1" || continue
+	expect "$prog: bandwidth figures" "$_s.client" \
+		'^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9.]+[[:space:]]+[0-9.]*[1-9][0-9.]*[[:space:]]+[0-9.]+'
+done
+finish
