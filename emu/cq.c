@@ -598,6 +598,30 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 	return 0;
 }
 
+void emu_cq_clean(struct emu_cq *cq, uint32_t qpn)
+{
+	struct emu_cq_ring *r;
+	uint32_t i, h, t, w;
+
+	consumer_lock(cq);
+	pthread_spin_lock(&cq->plock);
+	r = cq->ring;
+	h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	/* Compact in place, oldest first: the write index never passes the
+	 * read index, and the survivors keep their order. */
+	for (i = h, w = h; i != t; i++) {
+		if (r->slot[i & r->mask].qp_num == qpn)
+			continue;
+		if (w != i)
+			r->slot[w & r->mask] = r->slot[i & r->mask];
+		w++;
+	}
+	atomic_store_explicit(&r->tail, w, memory_order_release);
+	pthread_spin_unlock(&cq->plock);
+	consumer_unlock(cq);
+}
+
 int emu_cq_destroy(struct emu_cq *cq)
 {
 	struct ibv_comp_channel *ch = cq->ibv.channel;

@@ -162,6 +162,11 @@ bool emu_cq_in_error(struct emu_cq *cq);
  * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN, it also returns -ENOSPC: lost. */
 int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited);
 
+/* Remove every queued completion of QP qpn, keeping the others in order:
+ * a QP moved to RESET leaves nothing behind in its CQs, as rdma-core's
+ * providers clean them (mlx5_cq_clean). */
+void emu_cq_clean(struct emu_cq *cq, uint32_t qpn);
+
 /* Completion channels. 0 and *out, or a negative errno. */
 int emu_comp_channel_create(struct emu_context *ctx,
 			    struct emu_comp_channel **out);

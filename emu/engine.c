@@ -185,6 +185,20 @@ void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w)
 	free(w);
 }
 
+static void nothing(void *arg)
+{
+}
+
+/* The first call's iteration may run before the other callbacks that were
+ * pending with it; the second iteration starts after all of them. */
+void emu_engine_sync(struct emu_engine *e)
+{
+	if (!e || emu_engine_on_thread(e))
+		return;
+	emu_engine_call(e, nothing, NULL);
+	emu_engine_call(e, nothing, NULL);
+}
+
 struct ev_loop *emu_engine_loop(struct emu_engine *e)
 {
 	return e->loop;

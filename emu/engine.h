@@ -24,6 +24,11 @@ void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w);
 
 int emu_engine_on_thread(struct emu_engine *e);
 
+/* Return once the engine has run every callback that was already due when
+ * this was called (doorbells rung, sockets readable): what the emulated
+ * HCA was handed before now, it has acted on. */
+void emu_engine_sync(struct emu_engine *e);
+
 /* The libev loop, for code running on the engine thread only (timers). */
 struct ev_loop *emu_engine_loop(struct emu_engine *e);
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "emu/cq.h"
+#include "emu/engine.h"
 #include "emu/device.h"
 #include "verbs/cq_ops.h"
 
@@ -180,6 +181,9 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	if (!cq || cqe < 1 || (uint32_t)cqe > max_cqe(cq->context))
 		return EINVAL;
+	/* Shrinking below what the CQ holds fails; "holds" includes the
+	 * completions of work the application already handed over. */
+	emu_engine_sync(emu_ctx(cq->context)->dev->engine);
 	return -emu_cq_resize(to_emu_cq(cq), (uint32_t)cqe,
 			      max_cqe(cq->context));
 }
