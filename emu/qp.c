@@ -409,7 +409,7 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	if (!rc)
 		rc = wq_init(&qp->rq, cap->max_recv_wr,
 			     sizeof(struct emu_rwqe) +
-			     (size_t)(cap->max_recv_sge ? cap->max_recv_sge : 1) *
+			     (size_t)(cap->max_recv_sge ?: 1) *
 			     sizeof(struct ibv_sge));
 	qp->resp.nres = dev->cfg.limits.max_qp_rd_atom ?
 			dev->cfg.limits.max_qp_rd_atom : 1;
@@ -616,6 +616,10 @@ static void do_modify(void *p)
 	if (next == IBV_QPS_RESET) {
 		reset_engines(qp);
 		empty_queues(qp);
+		if (qp->scq)
+			emu_cq_clean(qp->scq, qp->qpn);
+		if (qp->rcq && qp->rcq != qp->scq)
+			emu_cq_clean(qp->rcq, qp->qpn);
 	}
 	if (m & (IBV_QP_PORT | IBV_QP_AV | IBV_QP_PATH_MTU) ||
 	    next == IBV_QPS_INIT)

@@ -42,7 +42,7 @@ struct emu_swqe {
 	uint32_t remote_qkey;
 	bool signaled;
 	bool inl;			/* data in the slot, not SGEs */
-	uint8_t status;			/* a local error found when sending */
+	uint8_t status;			/* local error while sending */
 	/* Requester and completer (engine thread only). */
 	bool started;			/* PSNs assigned */
 	bool done;			/* READ/atomic: answer received */
@@ -104,10 +104,10 @@ struct emu_req_state {
 	uint32_t psn_hi;		/* one past the highest PSN sent */
 	uint32_t idx;			/* WQE being sent (sq index) */
 	uint32_t off;			/* bytes of it already sent */
-	uint32_t noack;			/* packets since an ACK request */
+	uint32_t noack;			/* packets since ACK requested */
 	uint32_t rd_out;		/* READs/atomics begun, unanswered */
 	bool rnr_wait;			/* stopped until the RNR timer */
-	bool stopped;			/* a local error: send nothing more */
+	bool stopped;			/* local error: send no more */
 	bool draining;			/* SQD requested: start no WQE */
 	bool drained;			/* ... and reached */
 	bool notify_drained;		/* raise IBV_EVENT_SQ_DRAINED */
@@ -174,7 +174,6 @@ struct emu_qp {
 	unsigned int sock;		/* send pool socket */
 	struct in6_addr dest;		/* RC/UC peer */
 	uint32_t mtu;			/* path MTU in bytes */
-	uint32_t sq_retired;		/* completions since the last check */
 	struct emu_req_state req;
 	struct emu_comp_state comp;
 	struct emu_resp_state resp;

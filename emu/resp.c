@@ -589,7 +589,7 @@ static void build_grh(uint8_t *g, const struct emu_udp_pkt *u)
 		ip[1] = u->tos;
 		wire_put16(ip + 2, (uint16_t)(20 + 8 + u->len));
 		wire_put16(ip + 4, 0);
-		wire_put16(ip + 6, 0x4000);	/* DF, as every sender sets */
+		wire_put16(ip + 6, 0x4000);	/* DF, as senders set it */
 		ip[8] = u->ttl;
 		ip[9] = 17;
 		memcpy(ip + 12, &u->src.s6_addr32[3], 4);

@@ -15,6 +15,11 @@ static void on_readable(void *arg)
 	emu_rx_port(arg);
 }
 
+static void udp_start(void *arg)
+{
+	emu_udp_start(arg);
+}
+
 int emu_transport_start(struct emu_device *dev)
 {
 	struct emu_transport *t = emu_transport_of(dev);
@@ -31,14 +36,19 @@ int emu_transport_start(struct emu_device *dev)
 		if (port->ep.fd < 0)
 			continue;
 		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
-				  &port->ep.addr, port->ep.netdev[0] != '\0');
+				  &port->ep.addr, port->ep.netdev[0] != '\0',
+				  EMU_UDP_AUTO);
 		if (rc) {
 			emu_udp_close(&tp->udp);
 			emu_transport_stop(dev);
 			return rc;
 		}
 		tp->open = true;
-		tp->watch = emu_engine_watch_fd(dev->engine, port->ep.fd,
+		/* io_uring requests belong to the thread that submits them:
+		 * all of this port's are the engine's. */
+		emu_engine_call(dev->engine, udp_start, &tp->udp);
+		tp->watch = emu_engine_watch_fd(dev->engine,
+						emu_udp_fd(&tp->udp),
 						on_readable, tp);
 		if (!tp->watch) {
 			emu_transport_stop(dev);
@@ -48,14 +58,14 @@ int emu_transport_start(struct emu_device *dev)
 	return 0;
 }
 
-void emu_transport_stop(struct emu_device *dev)
+/* On the engine thread, so that nothing there is using a port's I/O while
+ * it goes away (io_uring requests are the engine's too). */
+static void do_stop(void *arg)
 {
-	struct emu_transport *t;
+	struct emu_device *dev = arg;
+	struct emu_transport *t = emu_transport_of(dev);
 	uint32_t i;
 
-	if (!dev->qps)
-		return;
-	t = emu_transport_of(dev);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
 
@@ -66,6 +76,13 @@ void emu_transport_stop(struct emu_device *dev)
 			emu_udp_close(&tp->udp);
 		tp->open = false;
 	}
+}
+
+void emu_transport_stop(struct emu_device *dev)
+{
+	if (!dev->qps || !dev->engine)
+		return;
+	emu_engine_call(dev->engine, do_stop, dev);
 }
 
 int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
@@ -86,7 +103,7 @@ void emu_transport_flush(struct emu_transport *t)
 	uint32_t i;
 
 	for (i = 0; i < t->dev->nports; i++)
-		if (t->ports[i].open && t->ports[i].udp.tx_n)
+		if (t->ports[i].open && emu_udp_tx_pending(&t->ports[i].udp))
 			emu_udp_flush(&t->ports[i].udp);
 }
 
@@ -118,7 +135,7 @@ void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *dst,
 	struct in6_addr src;
 	size_t iplen;
 
-	if (atomic_load(&tp->port->state) != IBV_PORT_ACTIVE)
+	if (!tp->open || atomic_load(&tp->port->state) != IBV_PORT_ACTIVE)
 		return;
 	source_addr(qp, &src);
 	/* The ICRC covers what the kernel will write in front: build the

@@ -1,5 +1,6 @@
 /* The transport engines' shared state per device (each port's UDP I/O and
- * counters) and the entry points between rx, requester, responder, completer. */
+ * counters) and the entry points between rx, requester, responder and
+ * completer. */
 #ifndef EMU_TRANSPORT_H
 #define EMU_TRANSPORT_H
 
@@ -17,22 +18,22 @@ struct emu_watch;
  * rx_packets; the rest count what the engines did. */
 struct emu_port_counters {
 	uint64_t rx_packets;		/* datagrams read from the socket */
-	uint64_t rx_delivered;		/* handed to a responder/completer */
+	uint64_t rx_delivered;		/* to a responder or completer */
 	uint64_t rx_truncated;		/* longer than any valid packet */
 	uint64_t rx_malformed;		/* lengths, pad, version */
 	uint64_t rx_bad_opcode;		/* undefined or not emulated */
 	uint64_t rx_bad_icrc;
 	uint64_t rx_bad_qpn;		/* no such QP, or not its type */
 	uint64_t rx_bad_state;		/* QP in a state that drops it */
-	uint64_t rx_bad_peer;		/* RC/UC packet from another host */
+	uint64_t rx_bad_peer;		/* RC/UC packet from a stranger */
 	uint64_t rx_bad_qkey;		/* UD Q_Key mismatch */
-	uint64_t rx_port_down;		/* dropped while the port is down */
+	uint64_t rx_port_down;		/* dropped: the port is down */
 	uint64_t tx_packets;		/* queued for sending */
 	uint64_t retransmits;		/* packets sent again */
 	uint64_t timeouts;		/* retransmission timer expiries */
 	uint64_t naks_sent, naks_rcvd;
 	uint64_t rnr_naks_sent, rnr_naks_rcvd;
-	uint64_t dup_requests;		/* duplicates seen by responders */
+	uint64_t dup_requests;		/* duplicates responders saw */
 	uint64_t seq_drops;		/* out-of-sequence packets dropped */
 };
 

@@ -1,8 +1,10 @@
-/* UDP I/O of a RoCEv2 port with recvmmsg/sendmmsg: batch buffers allocated
- * once, a pool of send sockets whose source ports carry flow entropy. */
+/* UDP I/O of a RoCEv2 port: io_uring (multishot recvmsg into provided
+ * buffers, batched sendmsg) when the kernel allows, else recvmmsg/sendmmsg. */
 #include <errno.h>
+#include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netinet/ip.h>
@@ -13,6 +15,44 @@
  * TOS (or their IPv6 twins), each a small cmsg. */
 #define RX_CTL_LEN	256
 #define TX_CTL_LEN	CMSG_SPACE(sizeof(struct in6_pktinfo))
+
+/* A provided receive buffer: what multishot recvmsg writes in it is its
+ * header, the source address, the control data, then the datagram. The
+ * address room is rounded up so that the control messages that follow
+ * are aligned as struct cmsghdr must be. */
+#define RX_NAME_LEN	32
+#define RX_SLOT	(sizeof(struct io_uring_recvmsg_out) + RX_NAME_LEN + \
+		 RX_CTL_LEN + EMU_UDP_BUF)
+_Static_assert(sizeof(struct sockaddr_in6) <= RX_NAME_LEN &&
+	       (sizeof(struct io_uring_recvmsg_out) + RX_NAME_LEN) % 8 == 0 &&
+	       RX_CTL_LEN % 8 == 0 && EMU_UDP_BUF % 8 == 0,
+	       "receive slots keep control messages aligned");
+#define RX_BGID	0
+#define RX_TAG	(~0ull)
+
+struct emu_udp_uring {
+	struct io_uring rx;		/* its fd: what the engine watches */
+	struct io_uring tx;		/* reaped inline: UDP sends finish at
+					 * submission */
+	bool rx_init, tx_init;
+	struct io_uring_buf_ring *br;
+	size_t br_len;
+	uint8_t *rx_buf;		/* EMU_UDP_RX_BUFS slots */
+	struct msghdr rx_tmpl;		/* name and control sizes */
+	bool rx_armed;
+	uint16_t held[EMU_UDP_BATCH];	/* buffers of the last batch */
+	unsigned int nheld;
+
+	uint8_t *tx_buf;		/* EMU_UDP_TX_BUFS slots */
+	struct msghdr tx_msg[EMU_UDP_TX_BUFS];
+	struct iovec tx_iov[EMU_UDP_TX_BUFS];
+	struct sockaddr_in6 tx_name[EMU_UDP_TX_BUFS];
+	uint8_t *tx_ctl;
+	uint16_t tx_free[EMU_UDP_TX_BUFS];	/* stack of free slots */
+	unsigned int nfree;
+	int tx_cur;			/* slot handed out, not yet queued */
+	unsigned int tx_queued;		/* prepared, not yet submitted */
+};
 
 static int setopt(int fd, int level, int name, int val)
 {
@@ -67,8 +107,299 @@ fail:
 	return rc;
 }
 
+/* ---- io_uring ----------------------------------------------------------- */
+
+static uint8_t *rx_slot(struct emu_udp_uring *ur, unsigned int bid)
+{
+	return ur->rx_buf + (size_t)bid * RX_SLOT;
+}
+
+static void uring_close(struct emu_udp *u)
+{
+	struct emu_udp_uring *ur = u->ur;
+
+	if (!ur)
+		return;
+	if (ur->rx_init)
+		io_uring_queue_exit(&ur->rx);
+	if (ur->tx_init)
+		io_uring_queue_exit(&ur->tx);
+	if (ur->br)
+		munmap(ur->br, ur->br_len);
+	free(ur->rx_buf);
+	free(ur->tx_buf);
+	free(ur->tx_ctl);
+	free(ur);
+	u->ur = NULL;
+}
+
+static int uring_open(struct emu_udp *u)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE,
+		.cq_entries = 4 * EMU_UDP_RX_BUFS,
+	};
+	struct io_uring_buf_reg reg = { 0 };
+	struct emu_udp_uring *ur = calloc(1, sizeof(*ur));
+	unsigned int i;
+	int rc;
+
+	if (!ur)
+		return -ENOMEM;
+	u->ur = ur;
+	rc = io_uring_queue_init_params(64, &ur->rx, &p);
+	if (rc)
+		goto fail;
+	ur->rx_init = true;
+	rc = io_uring_queue_init(EMU_UDP_TX_BUFS, &ur->tx, 0);
+	if (rc)
+		goto fail;
+	ur->tx_init = true;
+
+	/* The buffer ring must be page aligned: mmap gives that. */
+	ur->br_len = EMU_UDP_RX_BUFS * sizeof(struct io_uring_buf);
+	ur->br = mmap(NULL, ur->br_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ur->br == MAP_FAILED) {
+		ur->br = NULL;
+		rc = -ENOMEM;
+		goto fail;
+	}
+	ur->rx_buf = malloc((size_t)EMU_UDP_RX_BUFS * RX_SLOT);
+	ur->tx_buf = malloc((size_t)EMU_UDP_TX_BUFS * EMU_UDP_BUF);
+	ur->tx_ctl = calloc(EMU_UDP_TX_BUFS, TX_CTL_LEN);
+	if (!ur->rx_buf || !ur->tx_buf || !ur->tx_ctl) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	reg.ring_addr = (uintptr_t)ur->br;
+	reg.ring_entries = EMU_UDP_RX_BUFS;
+	reg.bgid = RX_BGID;
+	rc = io_uring_register_buf_ring(&ur->rx, &reg, 0);
+	if (rc)
+		goto fail;
+	io_uring_buf_ring_init(ur->br);
+	for (i = 0; i < EMU_UDP_RX_BUFS; i++)
+		io_uring_buf_ring_add(ur->br, rx_slot(ur, i), RX_SLOT,
+				      (unsigned short)i,
+				      io_uring_buf_ring_mask(EMU_UDP_RX_BUFS),
+				      (int)i);
+	io_uring_buf_ring_advance(ur->br, EMU_UDP_RX_BUFS);
+	ur->rx_tmpl.msg_namelen = RX_NAME_LEN;
+	ur->rx_tmpl.msg_controllen = RX_CTL_LEN;
+	for (i = 0; i < EMU_UDP_TX_BUFS; i++)
+		ur->tx_free[i] = (uint16_t)i;
+	ur->nfree = EMU_UDP_TX_BUFS;
+	ur->tx_cur = -1;
+	return 0;
+fail:
+	uring_close(u);
+	return rc;
+}
+
+static struct io_uring_sqe *get_sqe(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe) {
+		io_uring_submit(ring);
+		sqe = io_uring_get_sqe(ring);
+	}
+	return sqe;
+}
+
+/* One multishot recvmsg keeps delivering until the buffers run out. */
+static void uring_arm(struct emu_udp *u)
+{
+	struct emu_udp_uring *ur = u->ur;
+	struct io_uring_sqe *sqe = get_sqe(&ur->rx);
+
+	if (!sqe)
+		return;
+	io_uring_prep_recvmsg_multishot(sqe, u->rx_fd, &ur->rx_tmpl, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = RX_BGID;
+	io_uring_sqe_set_data64(sqe, RX_TAG);
+	io_uring_submit(&ur->rx);
+	ur->rx_armed = true;
+}
+
+/* ---- receiving ---------------------------------------------------------- */
+
+static void ipv4_mapped(struct in6_addr *a, uint32_t be)
+{
+	memset(a, 0, sizeof(*a));
+	a->s6_addr[10] = 0xff;
+	a->s6_addr[11] = 0xff;
+	a->s6_addr32[3] = be;
+}
+
+static void addr_from_sockaddr(struct in6_addr *a, uint16_t *port,
+			       const void *name)
+{
+	struct sockaddr_in6 sa;
+	struct sockaddr_in s4;
+
+	memcpy(&sa, name, sizeof(sa));
+	if (sa.sin6_family == AF_INET) {
+		memcpy(&s4, name, sizeof(s4));
+		ipv4_mapped(a, s4.sin_addr.s_addr);
+		*port = ntohs(s4.sin_port);
+	} else {
+		*a = sa.sin6_addr;
+		*port = ntohs(sa.sin6_port);
+	}
+}
+
+static void pkt_defaults(const struct emu_udp *u, struct emu_udp_pkt *p)
+{
+	p->ttl = 64;
+	p->tos = 0;
+	if (!u->any)
+		p->dst = u->local;
+	else
+		memset(&p->dst, 0, sizeof(p->dst));
+}
+
+/* What one control message tells about the datagram. */
+static void parse_cmsg(const struct cmsghdr *c, struct emu_udp_pkt *p)
+{
+	const uint8_t *d = CMSG_DATA(c);
+	int v;
+
+	if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+		struct in_pktinfo pi;
+
+		memcpy(&pi, d, sizeof(pi));
+		ipv4_mapped(&p->dst, pi.ipi_addr.s_addr);
+	} else if (c->cmsg_level == IPPROTO_IPV6 &&
+		   c->cmsg_type == IPV6_PKTINFO) {
+		struct in6_pktinfo pi;
+
+		memcpy(&pi, d, sizeof(pi));
+		p->dst = pi.ipi6_addr;
+	} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL) {
+		memcpy(&v, d, sizeof(v));
+		p->ttl = (uint8_t)v;
+	} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+		p->tos = d[0];		/* a single byte */
+	} else if (c->cmsg_level == IPPROTO_IPV6 &&
+		   c->cmsg_type == IPV6_HOPLIMIT) {
+		memcpy(&v, d, sizeof(v));
+		p->ttl = (uint8_t)v;
+	} else if (c->cmsg_level == IPPROTO_IPV6 &&
+		   c->cmsg_type == IPV6_TCLASS) {
+		memcpy(&v, d, sizeof(v));
+		p->tos = (uint8_t)v;
+	}
+}
+
+static unsigned int uring_recv(struct emu_udp *u)
+{
+	struct emu_udp_uring *ur = u->ur;
+	int mask = io_uring_buf_ring_mask(EMU_UDP_RX_BUFS);
+	struct io_uring_cqe *cqe;
+	unsigned int i, n = 0;
+
+	/* The previous batch has been dealt with: its buffers go back. */
+	for (i = 0; i < ur->nheld; i++)
+		io_uring_buf_ring_add(ur->br, rx_slot(ur, ur->held[i]),
+				      RX_SLOT, ur->held[i], mask, (int)i);
+	io_uring_buf_ring_advance(ur->br, (int)ur->nheld);
+	ur->nheld = 0;
+
+	while (ur->nheld < EMU_UDP_BATCH &&
+	       !io_uring_peek_cqe(&ur->rx, &cqe)) {
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			ur->rx_armed = false;
+		if (cqe->res >= 0 && (cqe->flags & IORING_CQE_F_BUFFER)) {
+			unsigned int bid =
+				cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+			uint8_t *b = rx_slot(ur, bid);
+			struct io_uring_recvmsg_out *o;
+			struct emu_udp_pkt *p = &u->rx_pkt[n];
+			struct cmsghdr *c;
+
+			ur->held[ur->nheld++] = (uint16_t)bid;
+			o = io_uring_recvmsg_validate(b, cqe->res,
+						      &ur->rx_tmpl);
+			if (o) {
+				pkt_defaults(u, p);
+				addr_from_sockaddr(&p->src, &p->sport,
+						   io_uring_recvmsg_name(o));
+				for (c = io_uring_recvmsg_cmsg_firsthdr(
+					     o, &ur->rx_tmpl);
+				     c; c = io_uring_recvmsg_cmsg_nexthdr(
+					     o, &ur->rx_tmpl, c))
+					parse_cmsg(c, p);
+				p->data = io_uring_recvmsg_payload(
+					o, &ur->rx_tmpl);
+				p->len = io_uring_recvmsg_payload_length(
+					o, cqe->res, &ur->rx_tmpl);
+				p->truncated = o->flags & MSG_TRUNC;
+				n++;
+			}
+		}
+		io_uring_cqe_seen(&ur->rx, cqe);
+	}
+	/* Out of buffers, or ended for another reason: start again (the
+	 * datagrams wait in the socket meanwhile). */
+	if (!ur->rx_armed)
+		uring_arm(u);
+	return n;
+}
+
+static unsigned int mmsg_recv(struct emu_udp *u)
+{
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < EMU_UDP_BATCH; i++) {
+		struct msghdr *mh = &u->rx_msg[i].msg_hdr;
+
+		u->rx_iov[i].iov_base = u->rx_buf + (size_t)i * EMU_UDP_BUF;
+		u->rx_iov[i].iov_len = EMU_UDP_BUF;
+		mh->msg_name = &u->rx_name[i];
+		mh->msg_namelen = sizeof(u->rx_name[i]);
+		mh->msg_iov = &u->rx_iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_control = u->rx_ctl + (size_t)i * RX_CTL_LEN;
+		mh->msg_controllen = RX_CTL_LEN;
+		mh->msg_flags = 0;
+	}
+	do
+		n = recvmmsg(u->rx_fd, u->rx_msg, EMU_UDP_BATCH, MSG_DONTWAIT,
+			     NULL);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < (unsigned int)n; i++) {
+		struct msghdr *mh = &u->rx_msg[i].msg_hdr;
+		struct emu_udp_pkt *p = &u->rx_pkt[i];
+		struct cmsghdr *c;
+
+		p->data = u->rx_iov[i].iov_base;
+		p->len = u->rx_msg[i].msg_len;
+		p->truncated = mh->msg_flags & MSG_TRUNC;
+		if (p->len > EMU_UDP_BUF)
+			p->len = EMU_UDP_BUF;
+		addr_from_sockaddr(&p->src, &p->sport, &u->rx_name[i]);
+		pkt_defaults(u, p);
+		for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+			parse_cmsg(c, p);
+	}
+	return (unsigned int)n;
+}
+
+unsigned int emu_udp_recv(struct emu_udp *u)
+{
+	return u->ur ? uring_recv(u) : mmsg_recv(u);
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
 int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
-		 const struct in6_addr *local, bool any)
+		 const struct in6_addr *local, bool any, enum emu_udp_mode mode)
 {
 	unsigned int i;
 	int fd;
@@ -110,13 +441,37 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 			return fd;
 		u->tx_fd[i] = fd;
 	}
+	/* io_uring may be missing or forbidden (old kernels, seccomp in
+	 * containers): recvmmsg/sendmmsg then do the same job. */
+	if (mode == EMU_UDP_AUTO)
+		uring_open(u);
 	return 0;
+}
+
+void emu_udp_start(struct emu_udp *u)
+{
+	struct io_uring_cqe *cqe;
+
+	if (!u->ur)
+		return;
+	uring_arm(u);
+	/* A kernel without multishot recvmsg (before 6.0) refuses it at
+	 * once; then do without io_uring. */
+	if (!io_uring_peek_cqe(&u->ur->rx, &cqe) && cqe->res < 0 &&
+	    !(cqe->flags & IORING_CQE_F_MORE) && cqe->res != -ENOBUFS)
+		uring_close(u);
+}
+
+int emu_udp_fd(const struct emu_udp *u)
+{
+	return u->ur ? u->ur->rx.ring_fd : u->rx_fd;
 }
 
 void emu_udp_close(struct emu_udp *u)
 {
 	unsigned int i;
 
+	uring_close(u);
 	for (i = 0; i < EMU_UDP_TX_SOCKS; i++) {
 		if (u->tx_fd[i] >= 0)
 			close(u->tx_fd[i]);
@@ -129,126 +484,65 @@ void emu_udp_close(struct emu_udp *u)
 	u->rx_buf = u->rx_ctl = u->tx_buf = u->tx_ctl = NULL;
 }
 
-static void addr_from_sockaddr(struct in6_addr *a, uint16_t *port,
-			       const struct sockaddr_in6 *sa)
-{
-	const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+/* ---- sending ------------------------------------------------------------ */
 
-	if (sa->sin6_family == AF_INET) {
-		memset(a, 0, sizeof(*a));
-		a->s6_addr[10] = 0xff;
-		a->s6_addr[11] = 0xff;
-		a->s6_addr32[3] = s4->sin_addr.s_addr;
-		*port = ntohs(s4->sin_port);
-	} else {
-		*a = sa->sin6_addr;
-		*port = ntohs(sa->sin6_port);
+/* Completed sends give their slots back; with wait, block until one has
+ * (UDP sends complete at submission, so that is never long). */
+static void uring_reap(struct emu_udp *u, bool wait)
+{
+	struct emu_udp_uring *ur = u->ur;
+	struct io_uring_cqe *cqe;
+
+	if (ur->tx_queued) {
+		io_uring_submit(&ur->tx);
+		ur->tx_queued = 0;
 	}
-}
-
-static void parse_ctl(struct emu_udp *u, struct msghdr *mh,
-		      struct emu_udp_pkt *p)
-{
-	struct cmsghdr *c;
-	int v;
-
-	p->ttl = 64;
-	p->tos = 0;
-	if (!u->any)
-		p->dst = u->local;
-	else
-		memset(&p->dst, 0, sizeof(p->dst));
-	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-			struct in_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-			memset(&p->dst, 0, sizeof(p->dst));
-			p->dst.s6_addr[10] = 0xff;
-			p->dst.s6_addr[11] = 0xff;
-			p->dst.s6_addr32[3] = pi.ipi_addr.s_addr;
-		} else if (c->cmsg_level == IPPROTO_IPV6 &&
-			   c->cmsg_type == IPV6_PKTINFO) {
-			struct in6_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-			p->dst = pi.ipi6_addr;
-		} else if (c->cmsg_level == IPPROTO_IP &&
-			   c->cmsg_type == IP_TTL) {
-			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			p->ttl = (uint8_t)v;
-		} else if (c->cmsg_level == IPPROTO_IP &&
-			   c->cmsg_type == IP_TOS) {
-			/* IP_TOS arrives as a single byte. */
-			p->tos = *(uint8_t *)CMSG_DATA(c);
-		} else if (c->cmsg_level == IPPROTO_IPV6 &&
-			   c->cmsg_type == IPV6_HOPLIMIT) {
-			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			p->ttl = (uint8_t)v;
-		} else if (c->cmsg_level == IPPROTO_IPV6 &&
-			   c->cmsg_type == IPV6_TCLASS) {
-			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			p->tos = (uint8_t)v;
+	for (;;) {
+		if (io_uring_peek_cqe(&ur->tx, &cqe)) {
+			if (!wait || ur->nfree)
+				break;
+			if (io_uring_wait_cqe(&ur->tx, &cqe))
+				break;
 		}
+		if (cqe->res < 0) {
+			/* Dropped like a lost packet: the reliable
+			 * transport retransmits it. */
+			u->tx_dropped++;
+		} else {
+			u->tx_packets++;
+			u->tx_bytes += (uint64_t)cqe->res;
+		}
+		ur->tx_free[ur->nfree++] =
+			(uint16_t)io_uring_cqe_get_data64(cqe);
+		io_uring_cqe_seen(&ur->tx, cqe);
 	}
-}
-
-unsigned int emu_udp_recv(struct emu_udp *u)
-{
-	unsigned int i;
-	int n;
-
-	for (i = 0; i < EMU_UDP_BATCH; i++) {
-		struct msghdr *mh = &u->rx_msg[i].msg_hdr;
-
-		u->rx_iov[i].iov_base = u->rx_buf + (size_t)i * EMU_UDP_BUF;
-		u->rx_iov[i].iov_len = EMU_UDP_BUF;
-		mh->msg_name = &u->rx_name[i];
-		mh->msg_namelen = sizeof(u->rx_name[i]);
-		mh->msg_iov = &u->rx_iov[i];
-		mh->msg_iovlen = 1;
-		mh->msg_control = u->rx_ctl + (size_t)i * RX_CTL_LEN;
-		mh->msg_controllen = RX_CTL_LEN;
-		mh->msg_flags = 0;
-	}
-	do
-		n = recvmmsg(u->rx_fd, u->rx_msg, EMU_UDP_BATCH, MSG_DONTWAIT,
-			     NULL);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return 0;
-	for (i = 0; i < (unsigned int)n; i++) {
-		struct msghdr *mh = &u->rx_msg[i].msg_hdr;
-		struct emu_udp_pkt *p = &u->rx_pkt[i];
-
-		p->data = u->rx_iov[i].iov_base;
-		p->len = u->rx_msg[i].msg_len;
-		p->truncated = mh->msg_flags & MSG_TRUNC;
-		if (p->len > EMU_UDP_BUF)
-			p->len = EMU_UDP_BUF;
-		addr_from_sockaddr(&p->src, &p->sport, &u->rx_name[i]);
-		parse_ctl(u, mh, p);
-	}
-	return (unsigned int)n;
 }
 
 uint8_t *emu_udp_tx_buf(struct emu_udp *u)
 {
+	struct emu_udp_uring *ur = u->ur;
+
+	if (ur) {
+		if (ur->tx_cur < 0) {
+			if (!ur->nfree)
+				uring_reap(u, true);
+			ur->tx_cur = ur->tx_free[--ur->nfree];
+		}
+		return ur->tx_buf + (size_t)ur->tx_cur * EMU_UDP_BUF;
+	}
 	if (u->tx_n == EMU_UDP_BATCH)
 		emu_udp_flush(u);
 	return u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
 }
 
 /* A source address for a wildcard endpoint goes in as packet info. */
-static socklen_t put_src(struct emu_udp *u, unsigned int i,
-			 const struct in6_addr *src, bool v4)
+static socklen_t put_src(uint8_t *ctl, const struct in6_addr *src)
 {
-	uint8_t *ctl = u->tx_ctl + (size_t)i * TX_CTL_LEN;
 	struct msghdr mh = { .msg_control = ctl, .msg_controllen = TX_CTL_LEN };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 
 	memset(ctl, 0, TX_CTL_LEN);
-	if (v4) {
+	if (IN6_IS_ADDR_V4MAPPED(src)) {
 		struct in_pktinfo pi = { 0 };
 
 		pi.ipi_spec_dst.s_addr = src->s6_addr32[3];
@@ -269,46 +563,89 @@ static socklen_t put_src(struct emu_udp *u, unsigned int i,
 	}
 }
 
+/* Fill one message header; false if the endpoint cannot reach dst. */
+static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
+		     struct sockaddr_in6 *name, struct iovec *iov,
+		     uint8_t *ctl, uint8_t *buf, const struct in6_addr *src,
+		     const struct in6_addr *dst, uint16_t dport, uint32_t len)
+{
+	memset(mh, 0, sizeof(*mh));
+	memset(name, 0, sizeof(*name));
+	if (u->family == AF_INET) {
+		struct sockaddr_in s4 = { .sin_family = AF_INET };
+
+		/* An IPv4 endpoint cannot reach an IPv6 peer. */
+		if (!IN6_IS_ADDR_V4MAPPED(dst))
+			return false;
+		s4.sin_port = htons(dport);
+		s4.sin_addr.s_addr = dst->s6_addr32[3];
+		memcpy(name, &s4, sizeof(s4));
+		mh->msg_namelen = sizeof(s4);
+	} else {
+		name->sin6_family = AF_INET6;
+		name->sin6_port = htons(dport);
+		name->sin6_addr = *dst;
+		mh->msg_namelen = sizeof(*name);
+	}
+	mh->msg_name = name;
+	iov->iov_base = buf;
+	iov->iov_len = len;
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	if (u->any && src) {
+		mh->msg_control = ctl;
+		mh->msg_controllen = put_src(ctl, src);
+	}
+	return true;
+}
+
 void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 		      const struct in6_addr *src, const struct in6_addr *dst,
 		      uint16_t dport, uint32_t len)
 {
-	unsigned int i = u->tx_n;
-	struct msghdr *mh = &u->tx_msg[i].msg_hdr;
-	bool v4 = IN6_IS_ADDR_V4MAPPED(dst);
+	struct emu_udp_uring *ur = u->ur;
+	unsigned int i;
 
-	memset(mh, 0, sizeof(*mh));
-	memset(&u->tx_name[i], 0, sizeof(u->tx_name[i]));
-	if (u->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&u->tx_name[i];
+	sock %= EMU_UDP_TX_SOCKS;
+	if (ur) {
+		struct io_uring_sqe *sqe;
 
-		if (!v4) {
-			/* An IPv4 endpoint cannot reach an IPv6 peer. */
+		i = (unsigned int)ur->tx_cur;
+		if (!fill_msg(u, &ur->tx_msg[i], &ur->tx_name[i],
+			      &ur->tx_iov[i],
+			      ur->tx_ctl + (size_t)i * TX_CTL_LEN,
+			      ur->tx_buf + (size_t)i * EMU_UDP_BUF, src, dst,
+			      dport, len)) {
+			u->tx_dropped++;
+			return;		/* the slot stays handed out */
+		}
+		sqe = get_sqe(&ur->tx);
+		if (!sqe) {
 			u->tx_dropped++;
 			return;
 		}
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(dport);
-		s4->sin_addr.s_addr = dst->s6_addr32[3];
-		mh->msg_namelen = sizeof(*s4);
-	} else {
-		u->tx_name[i].sin6_family = AF_INET6;
-		u->tx_name[i].sin6_port = htons(dport);
-		u->tx_name[i].sin6_addr = *dst;
-		mh->msg_namelen = sizeof(u->tx_name[i]);
+		io_uring_prep_sendmsg(sqe, u->tx_fd[sock], &ur->tx_msg[i],
+				      MSG_DONTWAIT);
+		io_uring_sqe_set_data64(sqe, i);
+		ur->tx_cur = -1;
+		ur->tx_queued++;
+		return;
 	}
-	mh->msg_name = &u->tx_name[i];
-	u->tx_iov[i].iov_base = u->tx_buf + (size_t)i * EMU_UDP_BUF;
-	u->tx_iov[i].iov_len = len;
-	mh->msg_iov = &u->tx_iov[i];
-	mh->msg_iovlen = 1;
-	if (u->any && src) {
-		mh->msg_control = u->tx_ctl + (size_t)i * TX_CTL_LEN;
-		mh->msg_controllen = put_src(u, i, src,
-					     IN6_IS_ADDR_V4MAPPED(src));
+	i = u->tx_n;
+	if (!fill_msg(u, &u->tx_msg[i].msg_hdr, &u->tx_name[i], &u->tx_iov[i],
+		      u->tx_ctl + (size_t)i * TX_CTL_LEN,
+		      u->tx_buf + (size_t)i * EMU_UDP_BUF, src, dst, dport,
+		      len)) {
+		u->tx_dropped++;
+		return;
 	}
-	u->tx_sock[i] = (uint8_t)(sock % EMU_UDP_TX_SOCKS);
+	u->tx_sock[i] = (uint8_t)sock;
 	u->tx_n++;
+}
+
+bool emu_udp_tx_pending(const struct emu_udp *u)
+{
+	return u->ur ? u->ur->tx_queued > 0 : u->tx_n > 0;
 }
 
 void emu_udp_flush(struct emu_udp *u)
@@ -316,6 +653,10 @@ void emu_udp_flush(struct emu_udp *u)
 	unsigned int i = 0, j, k;
 	int n;
 
+	if (u->ur) {
+		uring_reap(u, false);
+		return;
+	}
 	/* sendmmsg takes one socket: send each run of datagrams that leave
 	 * from the same pool socket in one call. */
 	while (i < u->tx_n) {

@@ -18,6 +18,16 @@
  * reported truncated. */
 #define EMU_UDP_BUF		4224
 
+/* Receive buffers the kernel fills with io_uring's multishot recvmsg, and
+ * send buffers in flight at most, per port. */
+#define EMU_UDP_RX_BUFS		256
+#define EMU_UDP_TX_BUFS		256
+
+enum emu_udp_mode {
+	EMU_UDP_AUTO,		/* io_uring where allowed, else mmsg */
+	EMU_UDP_MMSG,		/* recvmmsg/sendmmsg only */
+};
+
 /* One received datagram, valid until the next emu_udp_recv() call. */
 struct emu_udp_pkt {
 	uint8_t *data;
@@ -30,7 +40,11 @@ struct emu_udp_pkt {
 	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
 };
 
+/* io_uring state (net/udp.c). */
+struct emu_udp_uring;
+
 struct emu_udp {
+	struct emu_udp_uring *ur;	/* io_uring in use, else NULL */
 	int rx_fd;			/* the endpoint socket (not owned) */
 	int family;			/* AF_INET or AF_INET6 */
 	bool any;			/* endpoint bound to the wildcard */
@@ -63,8 +77,17 @@ struct emu_udp {
  * batch buffers. local is the endpoint address (ignored when any). 0 or a
  * negative errno; emu_udp_close() undoes a partial open. */
 int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
-		 const struct in6_addr *local, bool any);
+		 const struct in6_addr *local, bool any,
+		 enum emu_udp_mode mode);
 void emu_udp_close(struct emu_udp *u);
+/* On the thread that will call everything else (the engine): start
+ * receiving. With io_uring, requests belong to the thread that made them,
+ * so this must not run elsewhere. Falls back to mmsg if the kernel turns
+ * the multishot receive down. */
+void emu_udp_start(struct emu_udp *u);
+/* The descriptor that becomes readable when emu_udp_recv() has work:
+ * the io_uring's, or the endpoint socket. Valid after emu_udp_start(). */
+int emu_udp_fd(const struct emu_udp *u);
 
 /* Receive up to EMU_UDP_BATCH datagrams without blocking; returns how many
  * (u->rx_pkt[0..n)), 0 when none is waiting. */
@@ -79,6 +102,8 @@ uint8_t *emu_udp_tx_buf(struct emu_udp *u);
 void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 		      const struct in6_addr *src, const struct in6_addr *dst,
 		      uint16_t dport, uint32_t len);
+/* Something queued and not yet sent. */
+bool emu_udp_tx_pending(const struct emu_udp *u);
 /* Send what is queued. A datagram the kernel refuses is counted in
  * tx_dropped: the transports above recover as from a loss. */
 void emu_udp_flush(struct emu_udp *u);

@@ -730,6 +730,42 @@ START_TEST(t_rc_atomics)
 }
 END_TEST
 
+/* The ibv_wr_* interface posts through the same rings. */
+START_TEST(t_rc_wr_api)
+{
+	struct ibv_qp_ex *qpx;
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_pair(&f, IBV_QPT_RC);
+	qpx = ibv_qp_to_qp_ex(f.a.qp);
+	ck_assert_ptr_nonnull(qpx);
+	fill(f.a.buf, 3000, 2);
+	post_recv(&f.b, 8, f.b.buf, 4096);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 41;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, f.a.mr->lkey, (uintptr_t)f.a.buf, 3000);
+	qpx->wr_id = 42;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, f.b.mr->rkey, (uintptr_t)f.b.buf + 8192);
+	ibv_wr_set_sge(qpx, f.a.mr->lkey, (uintptr_t)f.a.buf, 3000);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 41);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 42);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.byte_len, 3000);
+	ck_assert(!memcmp(f.b.buf, f.a.buf, 3000));
+	ck_assert(!memcmp(f.b.buf + 8192, f.a.buf, 3000));
+	fx_close(&f);
+}
+END_TEST
+
 /* A request to a QP that does not answer: retransmitted retry_cnt times,
  * then IBV_WC_RETRY_EXC_ERR, and the rest flushed. */
 START_TEST(t_rc_retry_exceeded)
@@ -1047,6 +1083,85 @@ START_TEST(t_ud)
 }
 END_TEST
 
+/* The first packet in RTR raises COMM_EST; SQD raises SQ_DRAINED when
+ * asked to. Delivered events must be acknowledged before destroy returns;
+ * events never read do not hold it up. */
+START_TEST(t_async_events)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	struct fx f;
+
+	/* b stays in RTR. */
+	fx_open(&f, IBV_QPT_RC);
+	connect_qp(&f, f.a.qp, f.b.qp->qp_num, 14, 7, 7);
+	{
+		struct ibv_qp_attr r = {
+			.qp_state = IBV_QPS_RTR,
+			.path_mtu = IBV_MTU_1024,
+			.dest_qp_num = f.a.qp->qp_num,
+			.rq_psn = 0xfffff0,
+			.max_dest_rd_atomic = 4,
+			.min_rnr_timer = 1,
+			.ah_attr = {
+				.is_global = 1,
+				.grh = { .dgid = f.gid, .hop_limit = 1 },
+				.port_num = 1,
+			},
+		};
+
+		to_init(f.b.qp);
+		ck_assert_int_eq(ibv_modify_qp(f.b.qp, &r, IBV_QP_STATE |
+				 IBV_QP_AV | IBV_QP_PATH_MTU |
+				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				 IBV_QP_MAX_DEST_RD_ATOMIC |
+				 IBV_QP_MIN_RNR_TIMER), 0);
+	}
+	post_recv(&f.b, 1, f.b.buf, 64);
+	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 1, f.a.buf, 10, 0, 0), 0);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_get_async_event(f.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_COMM_EST);
+	ck_assert_ptr_eq(ev.element.qp, f.b.qp);
+	ibv_ack_async_event(&ev);
+
+	/* SQD with notification: SQ_DRAINED, and sq_draining clears. */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE |
+				       IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	ck_assert_int_eq(ibv_get_async_event(f.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_SQ_DRAINED);
+	ck_assert_ptr_eq(ev.element.qp, f.a.qp);
+	ck_assert_int_eq(ibv_query_qp(f.a.qp, &a, IBV_QP_STATE, &ia), 0);
+	ck_assert_int_eq(a.qp_state, IBV_QPS_SQD);
+	ck_assert_int_eq(a.sq_draining, 0);
+	ibv_ack_async_event(&ev);
+	/* Work posted in SQD waits for RTS. */
+	post_recv(&f.b, 2, f.b.buf, 64);
+	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 2, f.a.buf, 10, 0, 0), 0);
+	expect_no_wc(f.b.cq, 20);
+	a.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE), 0);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 2);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 2);
+
+	/* An error event nobody reads: destroy must not wait for it. */
+	a.qp_state = IBV_QPS_SQD;
+	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE |
+				       IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_suite(void)
 {
 	Suite *s = suite_create("qp");
@@ -1058,11 +1173,13 @@ static Suite *qp_suite(void)
 	tcase_add_test(tc, t_create_qp_ex);
 	tcase_add_test(tc, t_post_errors);
 	tcase_add_test(tc, t_flush_on_err);
+	tcase_add_test(tc, t_async_events);
 	suite_add_tcase(s, tc);
 	tcase_add_test(td, t_rc_send);
 	tcase_add_test(td, t_rc_send_inline_multi_sge);
 	tcase_add_test(td, t_rc_write_read);
 	tcase_add_test(td, t_rc_atomics);
+	tcase_add_test(td, t_rc_wr_api);
 	tcase_add_test(td, t_rc_retry_exceeded);
 	tcase_add_test(td, t_rc_rnr);
 	tcase_add_test(td, t_rc_length_and_lkey);

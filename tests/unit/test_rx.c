@@ -1,5 +1,6 @@
 /* Unit tests for the receive path: malformed, truncated, unknown-opcode,
- * wrong-QPN and ICRC-bad datagrams from a raw UDP socket are counted, dropped. */
+ * wrong-QPN and ICRC-bad datagrams from a raw UDP socket are counted and
+ * dropped. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
