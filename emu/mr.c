@@ -455,9 +455,11 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 	mr->ibv.addr = naddr;
 	mr->ibv.length = nlen;
 
-	pthread_mutex_lock(&dev->mrs->lock);
-	publish(dev->mrs, mr);
-	pthread_mutex_unlock(&dev->mrs->lock);
+	/* Same keys as before: programs go on using the keys they handed
+	 * to their peers (an mlx5 rereg keeps its mkey too), and rdma-core's
+	 * own tests rely on it. Only deregistration retires a key. */
+	atomic_store_explicit(&dev->mrs->slots[mr->index].mr, mr,
+			      memory_order_release);
 	return 0;
 }
 

@@ -56,7 +56,7 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 
 /* ibv_rereg_mr's work: flags IBV_REREG_MR_CHANGE_*; the new values only
  * for the flags given (a new translation maps iova to addr, or 0 with
- * IBV_ACCESS_ZERO_BASED). The region gets new keys. On error (the codes
+ * IBV_ACCESS_ZERO_BASED). The region keeps its keys. On error (the codes
  * of emu_mr_register, EINVAL for a pd of another context) the region is
  * left registered but its keys no longer resolve, as after a failed
  * command on a real HCA; emu_mr_deregister still frees it. */

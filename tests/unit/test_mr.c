@@ -604,16 +604,16 @@ START_TEST(t_reregister)
 	l = mr->ibv.lkey;
 	r = mr->ibv.rkey;
 
-	/* New rights, new keys; the old ones are dead. */
+	/* New rights, same keys: peers keep the rkey they were given. */
 	ck_assert_int_eq(emu_mr_reregister(mr, IBV_REREG_MR_CHANGE_ACCESS,
 					   NULL, NULL, 0,
 					   IBV_ACCESS_LOCAL_WRITE |
 						   IBV_ACCESS_REMOTE_WRITE),
 			 0);
-	ck_assert_uint_ne(mr->ibv.lkey, l);
-	ck_assert_uint_ne(mr->ibv.rkey, r);
-	ck_assert_ptr_null(emu_mr_lookup_lkey(dev, l));
-	ck_assert_ptr_null(emu_mr_lookup_rkey(dev, r));
+	ck_assert_uint_eq(mr->ibv.lkey, l);
+	ck_assert_uint_eq(mr->ibv.rkey, r);
+	ck_assert_ptr_eq(emu_mr_lookup_lkey(dev, l), mr);
+	ck_assert_ptr_eq(emu_mr_lookup_rkey(dev, r), mr);
 	ck_assert_int_eq(emu_mr_resolve_key(dev, mr->ibv.rkey, 1, pd,
 					    (uintptr_t)a, 8,
 					    IBV_ACCESS_REMOTE_WRITE, &p),
