@@ -41,6 +41,8 @@
 #include "emu/config.h"
 #include "emu/mr.h"
 
+#define EMU_VENDOR_ID 0x02656d
+
 #ifndef EMU_SYSCONFDIR
 #define EMU_SYSCONFDIR "/etc"
 #endif
@@ -105,6 +107,10 @@ void emu_device_config_default(struct emu_device_config *dev,
 	memset(dev, 0, sizeof(*dev));
 	snprintf(dev->name, sizeof(dev->name), "%s", name ? name : "emu0");
 	snprintf(dev->fw_ver, sizeof(dev->fw_ver), "%s", EMU_FW_VER);
+	/* Every real HCA reports an IEEE OUI here, and programs (rdma-core's
+	 * own tests among them) treat 0 as broken. 02:65:6d is a locally
+	 * administered value, the same bytes that start our node GUIDs. */
+	dev->vendor_id = EMU_VENDOR_ID;
 	l->max_qp = 16384;
 	l->max_qp_wr = 16384;
 	l->max_sge = 32;

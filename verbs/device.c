@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu/device.h"
 #include "verbs/ops.h"
@@ -87,6 +88,8 @@ int ibv_close_device(struct ibv_context *context)
 		return -1;
 	}
 	pthread_mutex_destroy(&context->mutex);
+	if (context->cmd_fd >= 0)
+		close(context->cmd_fd);
 	emu_context_close(emu_ctx(context));
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* Installs the ops table into each opened context: which verbs this device
  * implements, and the safe EOPNOTSUPP entries for the data path it lacks. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include "emu/device.h"
@@ -64,7 +65,9 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	struct ibv_context *c = &vctx->context;
 
 	c->device = &ctx->dev->ibdev;
-	c->cmd_fd = -1;			/* no kernel behind us */
+	/* No kernel behind us, but programs dup or poll this fd (to import
+	 * the device elsewhere, say): it must be a real descriptor. */
+	c->cmd_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	c->async_fd = ctx->async.fd;
 	c->num_comp_vectors = 1;
 	pthread_mutex_init(&c->mutex, NULL);

@@ -171,7 +171,7 @@ START_TEST(builtin_default)
 	ck_assert_uint_eq(d->node_guid, 0);
 	ck_assert_uint_eq(d->sys_image_guid, 0);
 	ck_assert_msg(!strncmp(d->fw_ver, "emuverbs", 8), "%s", d->fw_ver);
-	ck_assert_uint_eq(d->vendor_id, 0);
+	ck_assert_uint_eq(d->vendor_id, 0x02656d);
 	ck_assert_uint_eq(d->hw_ver, 0);
 	ck_assert_uint_eq(d->limits.max_qp, 16384);
 	ck_assert_uint_eq(d->limits.max_qp_wr, 16384);
