@@ -13,11 +13,13 @@ TRANSPORT_UNIT_TESTS = tests/unit/test_qp tests/unit/test_rx \
 check_PROGRAMS += $(TRANSPORT_UNIT_TESTS)
 TESTS += $(TRANSPORT_UNIT_TESTS)
 
-tests_unit_test_qp_SOURCES = tests/unit/test_qp.c
+tests_unit_test_qp_SOURCES = tests/unit/test_qp.c tests/unit/testlib.c \
+	tests/unit/testlib.h
 tests_unit_test_qp_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_qp_LDADD = libibverbs.la $(CHECK_LIBS)
 
-tests_unit_test_rx_SOURCES = tests/unit/test_rx.c
+tests_unit_test_rx_SOURCES = tests/unit/test_rx.c tests/unit/testlib.c \
+	tests/unit/testlib.h
 tests_unit_test_rx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_rx_LDADD = libemucore.la $(CHECK_LIBS)
 

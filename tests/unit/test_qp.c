@@ -13,10 +13,10 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
+#include "tests/unit/testlib.h"
 
 extern char **environ;
 
-static char tmpdir[] = "/tmp/emuverbs-qp-XXXXXX";
 
 #define ALL_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -1194,42 +1194,8 @@ static Suite *qp_suite(void)
 	return s;
 }
 
-/* Every test runs in its own child (CK_FORK), so each builds the registry
- * afresh from the embedded default. */
-static void isolate_config(void)
-{
-	char **e;
-
-	if (!mkdtemp(tmpdir)) {
-		perror(tmpdir);
-		exit(EXIT_FAILURE);
-	}
-	setenv("HOME", tmpdir, 1);
-	setenv("XDG_CONFIG_HOME", tmpdir, 1);
-	for (e = environ; *e;) {
-		char name[128];
-		size_t len = strcspn(*e, "=");
-
-		if (strncmp(*e, "EMUVERBS_", 9) || len >= sizeof(name)) {
-			e++;
-			continue;
-		}
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		unsetenv(name);
-	}
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(qp_suite());
-	int failed;
-
-	isolate_config();
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rmdir(tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	emu_test_isolate_config();
+	return emu_test_run(qp_suite());
 }

@@ -16,10 +16,10 @@
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "tests/unit/testlib.h"
 
 extern char **environ;
 
-static char tmpdir[] = "/tmp/emuverbs-rx-XXXXXX";
 
 static struct emu_device *dev;
 static struct emu_context *ctx;
@@ -174,40 +174,8 @@ static Suite *rx_suite(void)
 	return s;
 }
 
-static void isolate_config(void)
-{
-	char **e;
-
-	if (!mkdtemp(tmpdir)) {
-		perror(tmpdir);
-		exit(EXIT_FAILURE);
-	}
-	setenv("HOME", tmpdir, 1);
-	setenv("XDG_CONFIG_HOME", tmpdir, 1);
-	for (e = environ; *e;) {
-		char name[128];
-		size_t len = strcspn(*e, "=");
-
-		if (strncmp(*e, "EMUVERBS_", 9) || len >= sizeof(name)) {
-			e++;
-			continue;
-		}
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		unsetenv(name);
-	}
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(rx_suite());
-	int failed;
-
-	isolate_config();
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rmdir(tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	emu_test_isolate_config();
+	return emu_test_run(rx_suite());
 }
