@@ -2,6 +2,9 @@
  * GID tables from the config, opening contexts, and raising device events. */
 #include <errno.h>
 #include <ifaddrs.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +77,38 @@ static void gid_changed(void *arg)
 	emu_device_broadcast(port->dev, &ev);
 }
 
+/* Bytes a RoCEv2 packet adds around its payload at most: IPv6 (the larger
+ * IP header), UDP, BTH, a RETH (the largest extension before payload) and
+ * the ICRC. A payload of the path MTU must fit the interface's MTU with
+ * these, or the kernel refuses the DF datagram. */
+#define EMU_ROCE_OVERHEAD (40 + 8 + 12 + 16 + 4)
+
+/* The largest IB MTU (256..4096) a frame of the interface can carry, or 0
+ * when the interface's MTU cannot be read. */
+static uint32_t netdev_ib_mtu(const char *ifname)
+{
+	struct ifreq ifr = { 0 };
+	uint32_t mtu;
+	int fd, rc;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	rc = ioctl(fd, SIOCGIFMTU, &ifr);
+	close(fd);
+	if (rc || ifr.ifr_mtu <= EMU_ROCE_OVERHEAD)
+		return 0;
+	for (mtu = 4096; mtu > 256; mtu /= 2)
+		if (mtu + EMU_ROCE_OVERHEAD <= (uint32_t)ifr.ifr_mtu)
+			break;
+	return mtu;
+}
+
 static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 {
 	const struct emu_port_config *pc = &port->cfg;
+	uint32_t mtu;
 	int rc;
 
 	port->ep.fd = -1;
@@ -95,6 +127,11 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 			return -rc;
 		}
 		port->ndev_ifindex = emu_nl_ifindex(port->nl);
+		/* As rdma_rxe does: the port's MTU is what the interface
+		 * carries, whatever larger value the config asked for. */
+		mtu = netdev_ib_mtu(pc->netdev);
+		if (mtu && mtu < port->cfg.mtu)
+			port->cfg.mtu = mtu;
 		return 0;
 	}
 	if (pc->has_address)

@@ -5,7 +5,8 @@ EXTRA_DIST += tests/integration/lib.sh tests/integration/devinfo.sh \
 	tests/integration/errpaths.sh tests/integration/errpaths.c \
 	tests/integration/install.sh tests/integration/pingpong.sh \
 	tests/integration/perftest.sh tests/integration/wire.sh \
-	tests/integration/wire_check.py tests/integration/rdma_core_suite.sh
+	tests/integration/wire_check.py tests/integration/rdma_core_suite.sh \
+	tests/integration/netns.sh
 
 # Integration tests run the built tools and library.
 check_SCRIPTS += emuverbs
@@ -18,7 +19,8 @@ TESTS += tests/abi/abi_test.sh
 TESTS += tests/integration/devinfo.sh tests/integration/pyverbs.sh \
 	tests/integration/errpaths.sh tests/integration/install.sh \
 	tests/integration/pingpong.sh tests/integration/perftest.sh \
-	tests/integration/wire.sh tests/integration/rdma_core_suite.sh
+	tests/integration/wire.sh tests/integration/rdma_core_suite.sh \
+	tests/integration/netns.sh
 
 if HAVE_DEBIAN_VERBS
 # Built against the system header and library on purpose (no -I include):
