@@ -50,10 +50,22 @@ finish() {
 	[ "$failed" -eq 0 ]
 }
 
-# A TCP port for a program's out-of-band exchange, different per call.
-_port=$((20000 + $$ % 20000))
+# A TCP port for a program's out-of-band exchange, different per call. The
+# scripts of one `make check` start together with nearby pids, so each gets
+# a block of 32 ports of its own rather than a start point that a
+# neighbour's run of ports could reach; in the block, a port something
+# already listens on is passed over.
+_port=$((20000 + ($$ % 1000) * 32))
+_port_end=$((_port + 32))
 next_port() {
-	_port=$((_port + 1))
+	while :; do
+		_port=$((_port + 1))
+		if [ "$_port" -ge "$_port_end" ]; then
+			echo "lib.sh: out of TCP ports in this script's block" >&2
+			exit 99
+		fi
+		ss -Hltn "sport = :$_port" 2>/dev/null | grep -q . || break
+	done
 	PORT=$_port
 }
 
