@@ -10,7 +10,8 @@
  * promises behave as the flag says. */
 #define EMU_DEVICE_CAP_FLAGS                                                  \
 	(IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |           \
-	 IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_N_NOTIFY_CQ)
+	 IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_N_NOTIFY_CQ |                \
+	 IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_XRC)
 
 /* Local CA ACK delay, as rxe reports: 4.096 us x 2^15. */
 #define EMU_LOCAL_CA_ACK_DELAY 15
@@ -37,6 +38,11 @@ void emu_device_fill_attr(struct emu_device *dev, struct ibv_device_attr *a)
 	a->max_qp = (int)l->max_qp;
 	a->max_qp_wr = (int)l->max_qp_wr;
 	a->device_cap_flags = EMU_DEVICE_CAP_FLAGS;
+	/* Memory windows of type 1 and 2B (emu/mw.c), as rxe has them;
+	 * not promised by a device configured for none. */
+	if (l->max_mw)
+		a->device_cap_flags |= IBV_DEVICE_MEM_WINDOW |
+				       IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = (int)l->max_sge;
 	a->max_sge_rd = (int)l->max_sge_rd;
 	a->max_cq = (int)l->max_cq;

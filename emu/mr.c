@@ -14,25 +14,37 @@
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
+#include "emu/mw.h"
 #include "emu/pd.h"
 
-/* One key slot. Readers (the engine) only load mr; the tags are touched
- * under the table lock when keys are handed out. */
+/* One key slot: a region's, or a window's (emu/mw.c). Readers (the engine)
+ * only load the pointers; the tags are touched under the table lock when
+ * keys are handed out. */
 struct mr_slot {
 	_Atomic(struct emu_mr *) mr;
+	_Atomic(struct emu_mw *) mw;
 	uint8_t ltag, rtag;		/* low bytes of the slot's last keys */
 };
 
-struct emu_mr_table {
-	pthread_mutex_t lock;		/* slot allocation, tags, rng */
-	uint32_t nslots;
+/* A range of slots handed out one at a time. Regions have [0, max_mr) and
+ * windows the max_mw slots after them, so neither can starve the other
+ * and a key's index alone says which kind it names. */
+struct key_pool {
+	uint32_t base, n;
 	uint32_t used;
 	/* Slots from fresh up have never been used. Released slots wait in
 	 * a FIFO, so a slot comes back as late as possible and a stale key
 	 * names an empty slot for as long as possible. */
 	uint32_t fresh;
-	uint32_t *freeq;
+	uint32_t *freeq;		/* n entries of the table's array */
 	uint32_t fq_head, fq_len;
+};
+
+struct emu_mr_table {
+	pthread_mutex_t lock;		/* slot allocation, tags, rng */
+	uint32_t nslots;		/* both pools */
+	struct key_pool mrs, mws;
+	uint32_t *freeq;
 	uint64_t rng;			/* xorshift64* state */
 	atomic_uint counts[2];		/* enum emu_dev_count */
 	uint32_t limits[2];
@@ -84,19 +96,23 @@ int emu_mr_table_create(struct emu_device *dev)
 {
 	struct emu_mr_table *t;
 	uint32_t n = dev->cfg.limits.max_mr;
+	uint32_t nw = dev->cfg.limits.max_mw;
 
 	if (dev->mrs)
 		return EEXIST;
-	/* The index has 24 bits of the key: more slots cannot be named. */
+	/* The index has 24 bits of the key: more slots cannot be named.
+	 * Windows get what the regions leave of that space. */
 	if (n > EMU_MR_MAX_SLOTS)
 		n = EMU_MR_MAX_SLOTS;
+	if (nw > EMU_MR_MAX_SLOTS - n)
+		nw = EMU_MR_MAX_SLOTS - n;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return ENOMEM;
 	/* Large arrays come from fresh zero pages: only the slots in use
 	 * ever cost memory. */
-	t->slots = calloc(n ? n : 1, sizeof(*t->slots));
-	t->freeq = calloc(n ? n : 1, sizeof(*t->freeq));
+	t->slots = calloc(n + nw ? n + nw : 1, sizeof(*t->slots));
+	t->freeq = calloc(n + nw ? n + nw : 1, sizeof(*t->freeq));
 	if (!t->slots || !t->freeq) {
 		free(t->slots);
 		free(t->freeq);
@@ -104,7 +120,12 @@ int emu_mr_table_create(struct emu_device *dev)
 		return ENOMEM;
 	}
 	pthread_mutex_init(&t->lock, NULL);
-	t->nslots = n;
+	t->nslots = n + nw;
+	t->mrs.n = n;
+	t->mrs.freeq = t->freeq;
+	t->mws.base = n;
+	t->mws.n = nw;
+	t->mws.freeq = t->freeq + n;
 	t->rng = rng_seed();
 	t->limits[EMU_COUNT_PD] = dev->cfg.limits.max_pd;
 	t->limits[EMU_COUNT_AH] = dev->cfg.limits.max_ah;
@@ -125,27 +146,27 @@ void emu_mr_table_destroy(struct emu_device *dev)
 	dev->mrs = NULL;
 }
 
-/* Under the lock: a free slot, or ENOMEM when max_mr are registered. */
-static int slot_take(struct emu_mr_table *t, uint32_t *idx)
+/* Under the lock: a free slot of p, or ENOMEM when all are in use. */
+static int slot_take(struct key_pool *p, uint32_t *idx)
 {
-	if (t->used >= t->nslots)
+	if (p->used >= p->n)
 		return ENOMEM;
-	if (t->fresh < t->nslots) {
-		*idx = t->fresh++;
+	if (p->fresh < p->n) {
+		*idx = p->base + p->fresh++;
 	} else {
-		*idx = t->freeq[t->fq_head];
-		t->fq_head = (t->fq_head + 1) % t->nslots;
-		t->fq_len--;
+		*idx = p->freeq[p->fq_head];
+		p->fq_head = (p->fq_head + 1) % p->n;
+		p->fq_len--;
 	}
-	t->used++;
+	p->used++;
 	return 0;
 }
 
-static void slot_give(struct emu_mr_table *t, uint32_t idx)
+static void slot_give(struct key_pool *p, uint32_t idx)
 {
-	t->freeq[(t->fq_head + t->fq_len) % t->nslots] = idx;
-	t->fq_len++;
-	t->used--;
+	p->freeq[(p->fq_head + p->fq_len) % p->n] = idx;
+	p->fq_len++;
+	p->used--;
 }
 
 /* Under the lock: new lkey and rkey for mr in its slot, then make them
@@ -165,11 +186,24 @@ static void publish(struct emu_mr_table *t, struct emu_mr *mr)
 	atomic_store_explicit(&s->mr, mr, memory_order_release);
 }
 
+struct unpublish_call {
+	struct mr_slot *s;
+	struct emu_mr *mr;
+	bool keep_if_bound;		/* dereg: refuse with windows */
+	bool busy;
+};
+
+/* Windows are bound and unbound on the engine thread, so asking there
+ * gives an answer no bind can overtake before the keys are gone. */
 static void unpublish_on_engine(void *arg)
 {
-	struct mr_slot *s = arg;
+	struct unpublish_call *c = arg;
 
-	atomic_store_explicit(&s->mr, NULL, memory_order_release);
+	if (c->keep_if_bound && c->mr->num_mw) {
+		c->busy = true;
+		return;
+	}
+	atomic_store_explicit(&c->s->mr, NULL, memory_order_release);
 }
 
 static struct emu_device *mr_dev(const struct emu_mr *mr)
@@ -177,23 +211,37 @@ static struct emu_device *mr_dev(const struct emu_mr *mr)
 	return mr->pd->ctx->dev;
 }
 
-/* Take mr's keys out of the table. The engine is the reader that must
- * never see a region being changed or freed: clearing the slot from its
- * own thread means that when this returns, it is in no access to mr and
- * can no longer find it. */
-static void unpublish(struct emu_mr *mr)
+/* Run fn(arg) on the device's engine thread, or here when it has none
+ * (then nothing can be inside an access either). */
+static void on_engine(struct emu_device *dev, void (*fn)(void *), void *arg)
 {
-	struct emu_device *dev = mr_dev(mr);
-	struct mr_slot *s = &dev->mrs->slots[mr->index];
 	struct emu_engine *engine;
 
 	pthread_mutex_lock(&dev->lock);
 	engine = dev->engine;
 	pthread_mutex_unlock(&dev->lock);
 	if (engine)
-		emu_engine_call(engine, unpublish_on_engine, s);
+		emu_engine_call(engine, fn, arg);
 	else
-		unpublish_on_engine(s);
+		fn(arg);
+}
+
+/* Take mr's keys out of the table. The engine is the reader that must
+ * never see a region being changed or freed: clearing the slot from its
+ * own thread means that when this returns, it is in no access to mr and
+ * can no longer find it. With keep_if_bound, a region that windows are
+ * bound to keeps its keys and EBUSY is returned. */
+static int unpublish(struct emu_mr *mr, bool keep_if_bound)
+{
+	struct emu_device *dev = mr_dev(mr);
+	struct unpublish_call c = {
+		.s = &dev->mrs->slots[mr->index],
+		.mr = mr,
+		.keep_if_bound = keep_if_bound,
+	};
+
+	on_engine(dev, unpublish_on_engine, &c);
+	return c.busy ? EBUSY : 0;
 }
 
 /* ---- lookups and the access check ------------------------------------ */
@@ -259,11 +307,74 @@ enum emu_mr_check emu_mr_resolve_key(struct emu_device *dev, uint32_t key,
 				     uint64_t va, uint64_t len,
 				     unsigned int need, uint8_t **ptr)
 {
-	struct emu_mr *mr = lookup(dev, key, remote);
+	struct emu_mr *mr;
 
+	if (remote)
+		return emu_mr_resolve_rkey(dev, key, pd, EMU_MR_NO_QPN, va, len,
+					   need, ptr);
+	mr = lookup(dev, key, 0);
 	if (!mr)
 		return EMU_MR_BAD_KEY;
 	return emu_mr_resolve(mr, pd, va, len, need, ptr);
+}
+
+/* Rights the region under a window must still have for need: a window
+ * that writes needs a region the HCA may write (IBTA C10-74), and that is
+ * what made registration check the pages are writable. */
+static unsigned int region_need(unsigned int need)
+{
+	return need & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC) ?
+	       IBV_ACCESS_LOCAL_WRITE : 0;
+}
+
+enum emu_mr_check emu_mr_resolve_rkey(struct emu_device *dev, uint32_t rkey,
+				      const struct emu_pd *pd, uint32_t qpn,
+				      uint64_t va, uint64_t len,
+				      unsigned int need, uint8_t **ptr)
+{
+	struct emu_mr_table *t = dev->mrs;
+	uint32_t idx = rkey >> 8;
+	uint64_t base, off = 0;
+	struct emu_mr *mr;
+	struct emu_mw *mw;
+
+	if (!t || idx >= t->nslots)
+		return EMU_MR_BAD_KEY;
+	mr = atomic_load_explicit(&t->slots[idx].mr, memory_order_acquire);
+	if (mr) {
+		if (mr->ibv.rkey != rkey)
+			return EMU_MR_BAD_KEY;
+		return emu_mr_resolve(mr, pd, va, len, need, ptr);
+	}
+	mw = atomic_load_explicit(&t->slots[idx].mw, memory_order_acquire);
+	if (!mw || !mw->bound || mw->rkey != rkey)
+		return EMU_MR_BAD_KEY;
+	/* IBTA 10.6.7: a window is used through a QP of its PD; a type 2
+	 * one only through the QP it was bound on. */
+	if (mw->pd != pd ||
+	    (mw->ibv.type == IBV_MW_TYPE_2 && mw->qpn != qpn))
+		return EMU_MR_BAD_PD;
+	if (need & ~mw->access)
+		return EMU_MR_ACCESS;
+	/* The window's range, checked as emu_mr_resolve checks a region's
+	 * (a zero-length access touches nothing and may name any va). */
+	base = mw->zero_based ? 0 : mw->addr;
+	if (va >= base && va - base <= mw->length) {
+		off = va - base;
+		if (len > mw->length - off)
+			return EMU_MR_BOUNDS;
+	} else if (len) {
+		return EMU_MR_BOUNDS;
+	}
+	/* The region as it is now: a re-registration may have moved it or
+	 * (failing) withdrawn its keys since the bind. Its slot is compared
+	 * first, so none of its fields is read while it is being changed. */
+	mr = mw->mr;
+	if (atomic_load_explicit(&t->slots[mr->index].mr,
+				 memory_order_acquire) != mr)
+		return EMU_MR_BAD_KEY;
+	return emu_mr_resolve(mr, mr->pd, mw->addr + off, len,
+			      region_need(need), ptr);
 }
 
 /* ---- pinning ----------------------------------------------------------- */
@@ -392,7 +503,7 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	mr->ibv.handle = atomic_fetch_add(&mr_handles, 1) + 1;
 
 	pthread_mutex_lock(&t->lock);
-	rc = slot_take(t, &mr->index);
+	rc = slot_take(&t->mrs, &mr->index);
 	if (!rc) {
 		emu_pd_get(pd);
 		publish(t, mr);
@@ -429,8 +540,10 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 	}
 
 	/* Out of the engine's sight before anything changes; left out on
-	 * failure, as a real HCA may have destroyed the old key already. */
-	unpublish(mr);
+	 * failure, as a real HCA may have destroyed the old key already.
+	 * Windows bound to it stay bound: each access through one checks
+	 * the region again (emu_mr_resolve_rkey). */
+	unpublish(mr, false);
 	if (!npd || npd->ctx != mr->pd->ctx)
 		rc = EINVAL;
 	if (!rc)
@@ -463,16 +576,71 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 	return 0;
 }
 
-void emu_mr_deregister(struct emu_mr *mr)
+int emu_mr_deregister(struct emu_mr *mr)
 {
 	struct emu_mr_table *t = mr_dev(mr)->mrs;
 
-	unpublish(mr);
+	if (unpublish(mr, true))
+		return EBUSY;
 	pthread_mutex_lock(&t->lock);
-	slot_give(t, mr->index);
+	slot_give(&t->mrs, mr->index);
 	pthread_mutex_unlock(&t->lock);
 	emu_pd_put(mr->pd);
 	free(mr);
+	return 0;
+}
+
+/* ---- memory windows' slots -------------------------------------------- */
+
+int emu_mr_table_add_mw(struct emu_device *dev, struct emu_mw *mw)
+{
+	struct emu_mr_table *t = dev->mrs;
+	struct mr_slot *s;
+	uint8_t tag;
+	int rc;
+
+	if (!t)
+		return ENOMEM;
+	pthread_mutex_lock(&t->lock);
+	rc = slot_take(&t->mws, &mw->index);
+	if (!rc) {
+		/* Not the last key of the window that had the slot before. */
+		s = &t->slots[mw->index];
+		tag = new_tag(t, s->rtag, s->rtag, s->rtag);
+		s->rtag = tag;
+		mw->rkey = mw->index << 8 | tag;
+		mw->ibv.rkey = mw->rkey;
+		atomic_store_explicit(&s->mw, mw, memory_order_release);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+void emu_mr_table_clear_mw(struct emu_device *dev, struct emu_mw *mw)
+{
+	atomic_store_explicit(&dev->mrs->slots[mw->index].mw, NULL,
+			      memory_order_release);
+}
+
+void emu_mr_table_remove_mw(struct emu_device *dev, struct emu_mw *mw)
+{
+	struct emu_mr_table *t = dev->mrs;
+
+	pthread_mutex_lock(&t->lock);
+	/* The key the window ended with (binds choose their own). */
+	t->slots[mw->index].rtag = (uint8_t)mw->rkey;
+	slot_give(&t->mws, mw->index);
+	pthread_mutex_unlock(&t->lock);
+}
+
+struct emu_mw *emu_mr_table_mw(struct emu_device *dev, uint32_t key)
+{
+	struct emu_mr_table *t = dev->mrs;
+	uint32_t idx = key >> 8;
+
+	if (!t || idx >= t->nslots)
+		return NULL;
+	return atomic_load_explicit(&t->slots[idx].mw, memory_order_acquire);
 }
 
 /* ---- PDs and per-device counts ---------------------------------------- */

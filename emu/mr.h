@@ -9,6 +9,7 @@
 
 struct emu_device;
 struct emu_pd;
+struct emu_mw;
 
 struct emu_mr {
 	struct ibv_mr ibv;		/* lkey, rkey, addr, length for users */
@@ -18,6 +19,7 @@ struct emu_mr {
 	uint64_t length;
 	unsigned int access;		/* IBV_ACCESS_* */
 	uint32_t index;			/* slot in the device's key table */
+	uint32_t num_mw;		/* windows bound to it (engine) */
 };
 
 static inline struct emu_mr *to_emu_mr(struct ibv_mr *mr)
@@ -35,11 +37,12 @@ enum emu_mr_check {
 	EMU_MR_ACCESS,			/* region lacks the right */
 };
 
-/* The device's key table, created with the device (max_mr slots, at most
- * EMU_MR_MAX_SLOTS: a key carries the slot in its upper 24 bits and an
- * 8-bit tag, new on every registration, in the low byte). Returns 0, or
- * ENOMEM / EEXIST (the device has one already). Destroy frees the table,
- * not the regions still in it, and leaves dev->mrs NULL. */
+/* The device's key table, created with the device (max_mr slots for
+ * regions then max_mw for memory windows, at most EMU_MR_MAX_SLOTS in all:
+ * a key carries the slot in its upper 24 bits and an 8-bit tag, new on
+ * every registration, in the low byte). Returns 0, or ENOMEM / EEXIST (the
+ * device has one already). Destroy frees the table, not the regions still
+ * in it, and leaves dev->mrs NULL. */
 #define EMU_MR_MAX_SLOTS (1u << 24)
 int emu_mr_table_create(struct emu_device *dev);
 void emu_mr_table_destroy(struct emu_device *dev);
@@ -64,8 +67,10 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 		      void *addr, uint64_t length, unsigned int access);
 
 /* Unpublish the keys (on the engine thread, so it is never inside an
- * access to mr when this returns), release the slot and the PD, free. */
-void emu_mr_deregister(struct emu_mr *mr);
+ * access to mr when this returns), release the slot and the PD, free: 0.
+ * EBUSY, with nothing changed, while memory windows are bound to it
+ * (ibv_alloc_mw(3): deregistration fails then). */
+int emu_mr_deregister(struct emu_mr *mr);
 
 /* 0 if every page of [addr, addr + length) is mapped in this process,
  * readable, and writable too when writable is set; else EFAULT. */
@@ -97,10 +102,39 @@ enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
 				 uint64_t len, unsigned int need,
 				 uint8_t **ptr);
 
-/* Resolve by key in one step (lookup + resolve). */
+/* Resolve by key in one step (lookup + resolve). A remote key may name a
+ * type 1 memory window too (see emu_mr_resolve_rkey). */
 enum emu_mr_check emu_mr_resolve_key(struct emu_device *dev, uint32_t key,
 				     int remote, const struct emu_pd *pd,
 				     uint64_t va, uint64_t len,
 				     unsigned int need, uint8_t **ptr);
+
+/* No QP: a QPN no QP has, for callers without one. */
+#define EMU_MR_NO_QPN	0xffffffffu
+
+/*
+ * The responder's check of an rkey, on the engine thread, for the QP qpn
+ * of PD pd. The key names a region (as emu_mr_resolve_key), or a bound
+ * memory window: then va/len must lie in the window's range (an offset
+ * into it when bound zero-based), need within the window's rights, the
+ * window of pd, and a type 2 window bound to that very QP (type 2B). The
+ * access goes through the region the window is bound to as it is now, so
+ * nothing outside the region can ever be reached.
+ */
+enum emu_mr_check emu_mr_resolve_rkey(struct emu_device *dev, uint32_t rkey,
+				      const struct emu_pd *pd, uint32_t qpn,
+				      uint64_t va, uint64_t len,
+				      unsigned int need, uint8_t **ptr);
+
+/* Memory windows' slots (emu/mw.c). add: a free window slot and a fresh
+ * key in mw->index, mw->rkey and mw->ibv.rkey, then visible to lookups;
+ * 0 or ENOMEM (max_mw windows exist, or none of max_mw's slots remain
+ * under the 24-bit index). clear (engine thread): no longer visible.
+ * remove (after clear): the slot is free again. window (engine thread):
+ * the window in the slot key names, whatever its key now, or NULL. */
+int emu_mr_table_add_mw(struct emu_device *dev, struct emu_mw *mw);
+void emu_mr_table_clear_mw(struct emu_device *dev, struct emu_mw *mw);
+void emu_mr_table_remove_mw(struct emu_device *dev, struct emu_mw *mw);
+struct emu_mw *emu_mr_table_mw(struct emu_device *dev, uint32_t key);
 
 #endif

@@ -9,9 +9,11 @@
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
+#include "emu/mw.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "emu/qp_attr.h"
+#include "emu/srq.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/psn.h"
@@ -49,6 +51,12 @@ int emu_qp_table_create(struct emu_device *dev)
 	t->next = QPN_START;
 	t->tr.dev = dev;
 	dev->qps = t;
+	if (emu_srq_table_create(dev)) {
+		free(t->slot);
+		free(t);
+		dev->qps = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -56,6 +64,7 @@ void emu_qp_table_destroy(struct emu_device *dev)
 {
 	if (!dev->qps)
 		return;
+	emu_srq_table_destroy(dev);
 	free(dev->qps->slot);
 	free(dev->qps);
 	dev->qps = NULL;
@@ -128,6 +137,10 @@ static enum ibv_wc_opcode send_wc_opcode(uint32_t op)
 		return IBV_WC_COMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -172,8 +185,17 @@ void emu_qp_complete_recv(struct emu_qp *qp, struct ibv_wc *wc,
 {
 	uint32_t cons = atomic_load_explicit(&qp->rq.cons,
 					     memory_order_relaxed);
+	struct emu_srq *srq = qp->held_srq;
 
 	wc->qp_num = qp->qpn;
+	if (srq) {
+		/* An XRC SRQ has its own CQ; a basic one completes into the
+		 * QP's, which the SRQ's busy count keeps alive till here. */
+		qp->held_srq = NULL;
+		emu_cq_push(srq->cq ? srq->cq : qp->rcq, wc, solicited);
+		emu_srq_put(srq);
+		return;
+	}
 	/* As for sends: room first, then the completion. */
 	atomic_store_explicit(&qp->rq.cons, cons + 1, memory_order_release);
 	emu_cq_push(qp->rcq, wc, solicited);
@@ -202,7 +224,18 @@ static void flush_rq(struct emu_qp *qp)
 	uint32_t prod = atomic_load_explicit(&qp->rq.prod,
 					     memory_order_acquire);
 
-	if (!qp->rcq)
+	/* Of an SRQ only the WQE the QP took is its own to flush; the rest
+	 * stay for the other QPs (IBTA 10.2.9.5). */
+	if (qp->held_srq) {
+		struct ibv_wc wc = {
+			.wr_id = qp->held->wr_id,
+			.status = IBV_WC_WR_FLUSH_ERR,
+			.opcode = IBV_WC_RECV,
+		};
+
+		emu_qp_complete_recv(qp, &wc, false);
+	}
+	if (!qp->rcq || qp->srq)
 		return;
 	while (atomic_load_explicit(&qp->rq.cons, memory_order_relaxed) !=
 	       prod) {
@@ -248,6 +281,10 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 	qp->req.rnr_wait = false;
 	flush_sq(qp);
 	flush_rq(qp);
+	/* It will take no more WQEs from its SRQ: tell the application it
+	 * may now destroy the QP without losing one (IBTA 11.6.3.5). */
+	if (!was && (qp->srq || qp->type == IBV_QPT_XRC_RECV))
+		emu_qp_event(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
 }
 
 void emu_qp_check_drained(struct emu_qp *qp)
@@ -361,6 +398,7 @@ static void do_insert(void *p)
 
 static void qp_free(struct emu_qp *qp)
 {
+	free(qp->held);
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
 	free(qp->resp.res);
@@ -390,10 +428,26 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	pthread_cond_init(&ibqp->cond, NULL);
 	qp->dev = dev;
 	qp->ctx = ctx;
-	qp->pd = to_emu_pd(init->pd);
-	qp->scq = to_emu_cq(init->send_cq);
-	qp->rcq = to_emu_cq(init->recv_cq);
 	qp->type = init->qp_type;
+	/* What each kind of QP ignores, the kernel ignores and zeroes too:
+	 * an XRC target has no PD, CQs or queues, an XRC initiator and a QP
+	 * on an SRQ no receive queue of their own. */
+	if (qp->type == IBV_QPT_XRC_RECV) {
+		memset(cap, 0, sizeof(*cap));
+		qp->xrcd = to_emu_xrcd(init->xrcd)->dom;
+	} else {
+		qp->pd = to_emu_pd(init->pd);
+		qp->scq = to_emu_cq(init->send_cq);
+		if (qp->type != IBV_QPT_XRC_SEND) {
+			qp->rcq = to_emu_cq(init->recv_cq);
+			qp->srq = init->srq ? to_emu_srq(init->srq) : NULL;
+		}
+		if (qp->type == IBV_QPT_XRC_SEND || qp->srq) {
+			cap->max_recv_wr = 0;
+			cap->max_recv_sge = 0;
+		}
+	}
+	qp->rx_srq = qp->srq;
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->cap = *cap;
 	qp->max_inline = cap->max_inline_data;
@@ -416,6 +470,12 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	qp->resp.res = calloc(qp->resp.nres, sizeof(*qp->resp.res));
 	if (!rc && !qp->resp.res)
 		rc = ENOMEM;
+	if (!rc && (qp->srq || qp->xrcd)) {
+		qp->held = calloc(1, emu_srq_wqe_size(
+					     dev->cfg.limits.max_srq_sge));
+		if (!qp->held)
+			rc = ENOMEM;
+	}
 	if (rc) {
 		qp_free(qp);
 		return rc;
@@ -430,10 +490,10 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 
 	ibqp->context = &ctx->vctx.context;
 	ibqp->qp_context = init->qp_context;
-	ibqp->pd = init->pd;
-	ibqp->send_cq = init->send_cq;
-	ibqp->recv_cq = init->recv_cq;
-	ibqp->srq = init->srq;
+	ibqp->pd = qp->pd ? init->pd : NULL;
+	ibqp->send_cq = qp->scq ? init->send_cq : NULL;
+	ibqp->recv_cq = qp->rcq ? init->recv_cq : NULL;
+	ibqp->srq = qp->srq ? init->srq : NULL;
 	ibqp->state = IBV_QPS_RESET;
 	ibqp->qp_type = init->qp_type;
 	ibqp->events_completed = 0;
@@ -454,10 +514,16 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	ibqp->handle = qp->qpn;
 	qp->sock = emu_udp_sock_for(qp->qpn);
 
-	emu_pd_get(qp->pd);
-	emu_cq_get(qp->scq);
+	if (qp->pd)
+		emu_pd_get(qp->pd);
+	if (qp->scq)
+		emu_cq_get(qp->scq);
 	if (qp->rcq)
 		emu_cq_get(qp->rcq);
+	if (qp->srq)
+		emu_srq_get(qp->srq);
+	if (qp->xrcd)
+		atomic_fetch_add(&qp->xrcd->users, 1);
 	*out = qp;
 	return 0;
 }
@@ -467,6 +533,14 @@ static void do_remove(void *p)
 	struct qp_call *c = p;
 	struct emu_qp *qp = c->qp;
 
+	/* An XRC target opened through another handle lives on. Counted
+	 * here, on the engine thread, as ibv_open_qp() counts: a QP found
+	 * by number is never freed under the opener. */
+	if (qp->extra_handles) {
+		qp->extra_handles--;
+		c->rc = 1;
+		return;
+	}
 	/* What the application posted and never saw completed comes back
 	 * flushed, as when the QP enters ERR. */
 	if (emu_qp_state(qp) != IBV_QPS_RESET) {
@@ -488,6 +562,8 @@ int emu_qp_destroy(struct emu_qp *qp)
 	pthread_mutex_lock(&qp->lock);
 	emu_engine_call(qp->dev->engine, do_remove, &call);
 	pthread_mutex_unlock(&qp->lock);
+	if (call.rc)
+		return 0;
 	emu_doorbell_free(qp->db);
 	qp->db = NULL;
 
@@ -500,10 +576,16 @@ int emu_qp_destroy(struct emu_qp *qp)
 		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
 	pthread_mutex_unlock(&ibqp->mutex);
 
-	emu_pd_put(qp->pd);
-	emu_cq_put(qp->scq);
+	if (qp->pd && qp->type != IBV_QPT_XRC_RECV)
+		emu_pd_put(qp->pd);
+	if (qp->scq)
+		emu_cq_put(qp->scq);
 	if (qp->rcq)
 		emu_cq_put(qp->rcq);
+	if (qp->srq)
+		emu_srq_put(qp->srq);
+	if (qp->xrcd)
+		atomic_fetch_sub(&qp->xrcd->users, 1);
 	qp_free(qp);
 	return 0;
 }
@@ -517,6 +599,11 @@ static void reset_engines(struct emu_qp *qp)
 
 	emu_comp_timers_stop(qp);
 	ack_list_remove(qp);
+	/* RESET discards, without a completion, a WQE taken mid-message. */
+	if (qp->held_srq) {
+		emu_srq_put(qp->held_srq);
+		qp->held_srq = NULL;
+	}
 	memset(&qp->req, 0, sizeof(qp->req));
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
@@ -713,28 +800,67 @@ static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
 		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return qp->type == IBV_QPT_RC || qp->type == IBV_QPT_UC;
+		return emu_qp_reliable(qp) || qp->type == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
-		return qp->type == IBV_QPT_RC;
+		return emu_qp_reliable(qp);
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return qp->type == IBV_QPT_RC &&
+		return emu_qp_reliable(qp) &&
 		       qp->dev->cfg.limits.atomic_cap != IBV_ATOMIC_NONE;
+	case IBV_WR_SEND_WITH_INV:
+		/* IBTA has the IETH opcodes for RC and XRC only. */
+		return emu_qp_reliable(qp);
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		/* Local work of a connected send queue (ibv_bind_mw(3)). */
+		return emu_qp_reliable(qp) || qp->type == IBV_QPT_UC;
 	default:
-		/* Invalidation, memory windows, TSO, flush and atomic
-		 * write are not emulated. */
+		/* TSO, flush and atomic write are not emulated. */
 		return false;
 	}
 }
 
+/* What can be checked of a bind when it is posted; the rules that need
+ * the window's and the region's state are the engine's (emu_mw_bind), and
+ * break them with an IBV_WC_MW_BIND_ERR completion. Type 1 windows are
+ * bound through ibv_bind_mw (mw_verb), type 2 through a work request. */
+static int check_bind_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
+			 bool mw_verb)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	const struct ibv_mw *mw = wr->bind_mw.mw;
+	struct ibv_context *ctx = emu_qp_ibv(qp)->context;
+
+	if (!mw || mw->context != ctx)
+		return EINVAL;
+	if (mw->type != (mw_verb ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+		return EINVAL;
+	if (bi->mw_access_flags & ~(unsigned int)EMU_MW_BIND_ACCESS)
+		return EINVAL;
+	/* o10-36.2.2 (rxe's provider refuses it at the verb too). */
+	if (mw->type == IBV_MW_TYPE_1 &&
+	    (bi->mw_access_flags & IBV_ACCESS_ZERO_BASED))
+		return EINVAL;
+	if (bi->length && (!bi->mr || bi->mr->context != ctx))
+		return EINVAL;
+	return 0;
+}
+
 static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
-			 uint64_t *total, bool *inl)
+			 uint64_t *total, bool *inl, bool mw_verb)
 {
 	uint64_t len = 0;
 	int i;
 
 	if (!opcode_ok(qp, wr->opcode))
 		return EINVAL;
+	/* Local operations carry no data: their SGEs are not read. */
+	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+		*total = 0;
+		*inl = false;
+		return wr->opcode == IBV_WR_BIND_MW ?
+		       check_bind_wr(qp, wr, mw_verb) : 0;
+	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
 		return EINVAL;
 	if (wr->num_sge && !wr->sg_list)
@@ -790,9 +916,28 @@ static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 		w->compare_add = wr->wr.atomic.compare_add;
 		w->swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_SEND_WITH_INV:
+		w->rkey = wr->invalidate_rkey;
+		break;
+	case IBV_WR_LOCAL_INV:
+		w->rkey = wr->invalidate_rkey;
+		w->local = true;
+		return;
+	case IBV_WR_BIND_MW:
+		w->mw_rkey = wr->bind_mw.mw->rkey;
+		w->mw_handle = wr->bind_mw.mw->handle;
+		w->rkey = wr->bind_mw.rkey;
+		w->remote_addr = wr->bind_mw.bind_info.addr;
+		w->mw_len = wr->bind_mw.bind_info.length;
+		w->mw_access = wr->bind_mw.bind_info.mw_access_flags;
+		w->mr_lkey = w->mw_len ? wr->bind_mw.bind_info.mr->lkey : 0;
+		w->local = true;
+		return;
 	default:
 		break;
 	}
+	if (qp->type == IBV_QPT_XRC_SEND)
+		w->remote_srqn = wr->qp_type.xrc.remote_srqn & WIRE_QPN_MASK;
 	if (qp->type == IBV_QPT_UD) {
 		w->ah = to_emu_ah(wr->wr.ud.ah);
 		w->remote_qpn = wr->wr.ud.remote_qpn & WIRE_QPN_MASK;
@@ -817,8 +962,8 @@ static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 	}
 }
 
-int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
-		     struct ibv_send_wr **bad_wr)
+static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr, bool mw_verb)
 {
 	struct emu_wq *q = &qp->sq;
 	unsigned int posted = 0;
@@ -843,7 +988,7 @@ int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 			rc = ENOMEM;
 			break;
 		}
-		rc = check_send_wr(qp, wr, &len, &inl);
+		rc = check_send_wr(qp, wr, &len, &inl, mw_verb);
 		if (rc)
 			break;
 		fill_swqe(qp, emu_wq_slot(q, prod), wr, (uint32_t)len, inl);
@@ -856,6 +1001,20 @@ int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 	if (rc && bad_wr)
 		*bad_wr = wr;
 	return rc;
+}
+
+int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr)
+{
+	return post_send(qp, wr, bad_wr, false);
+}
+
+int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	wr->next = NULL;
+	return post_send(qp, wr, &bad, true);
 }
 
 int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
@@ -876,7 +1035,10 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 		uint64_t len = 0;
 		int i;
 
-		if (s == IBV_QPS_RESET || qp->qpx.ibv.qp_base.srq) {
+		/* On an SRQ, or XRC: the QP has no receive queue. */
+		if (s == IBV_QPS_RESET || qp->srq ||
+		    qp->type == IBV_QPT_XRC_SEND ||
+		    qp->type == IBV_QPT_XRC_RECV) {
 			rc = EINVAL;
 			break;
 		}
@@ -914,4 +1076,35 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 	if (rc && bad_wr)
 		*bad_wr = wr;
 	return rc;
+}
+
+/* ---- XRC target handles ------------------------------------------------- */
+
+struct open_call {
+	uint32_t qpn;
+	const struct emu_xrcd_dom *dom;
+	struct emu_qp *qp;
+};
+
+static void do_open(void *p)
+{
+	struct open_call *c = p;
+	struct emu_qp *qp = emu_qp_lookup(c->dom->dev, c->qpn);
+
+	if (qp && qp->type == IBV_QPT_XRC_RECV && qp->xrcd == c->dom) {
+		qp->extra_handles++;
+		c->qp = qp;
+	}
+}
+
+int emu_qp_open_xrc(struct emu_device *dev, uint32_t qpn,
+		    const struct emu_xrcd_dom *dom, struct emu_qp **out)
+{
+	struct open_call c = { .qpn = qpn, .dom = dom };
+
+	emu_engine_call(dev->engine, do_open, &c);
+	if (!c.qp)
+		return EINVAL;
+	*out = c.qp;
+	return 0;
 }

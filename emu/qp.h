@@ -21,6 +21,8 @@ struct emu_cq;
 struct emu_ah;
 struct emu_tport;
 struct emu_doorbell;
+struct emu_srq;
+struct emu_xrcd_dom;
 
 /* Lowest QPN handed out: 0 and 1 are the special QPs. */
 #define EMU_QPN_MIN	2
@@ -40,6 +42,15 @@ struct emu_swqe {
 	uint32_t imm_be;		/* as posted: network order */
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
+	uint32_t remote_srqn;		/* XRC: the SRQ it is for */
+	/* BIND_MW: the window (found again by its key's index and its
+	 * handle, never by pointer: it may be gone by then), the region by
+	 * lkey (0 with length 0: unbind), and the range and rights; rkey is
+	 * the new key. LOCAL_INV and SEND_WITH_INV: rkey is the key to
+	 * invalidate. */
+	uint32_t mw_rkey, mw_handle, mr_lkey, mw_access;
+	uint64_t mw_len;		/* the range starts at remote_addr */
+	bool local;			/* no packets: BIND_MW, LOCAL_INV */
 	bool signaled;
 	bool inl;			/* data in the slot, not SGEs */
 	uint8_t status;			/* local error while sending */
@@ -168,6 +179,11 @@ struct emu_qp {
 	struct emu_doorbell *db;
 	uint32_t events_raised;		/* async events pushed for it */
 	bool in_table;
+	struct emu_srq *srq;		/* basic SRQ its receives come from */
+	struct emu_xrcd_dom *xrcd;	/* XRC target: the domain it is in */
+	/* XRC target: ibv_open_qp() handles besides the creator's; the QP
+	 * goes away with the last of them (under lock). */
+	unsigned int extra_handles;
 
 	/* Engine thread only. */
 	struct emu_tport *tp;		/* port of the path */
@@ -177,7 +193,21 @@ struct emu_qp {
 	struct emu_req_state req;
 	struct emu_comp_state comp;
 	struct emu_resp_state resp;
+	/* Receiving from an SRQ: the SRQ this packet's receive comes from
+	 * (the QP's own, or the one an XRCETH names), and the WQE taken from
+	 * it, which stays the QP's until its message completes (the SRQ is
+	 * held busy meanwhile: emu_srq_get). held is sized for the device's
+	 * max_srq_sge. */
+	struct emu_srq *rx_srq;
+	struct emu_srq *held_srq;
+	struct emu_rwqe *held;
 };
+
+/* RC, or the XRC initiator, which behaves as RC on its side of the wire. */
+static inline bool emu_qp_reliable(const struct emu_qp *qp)
+{
+	return qp->type == IBV_QPT_RC || qp->type == IBV_QPT_XRC_SEND;
+}
 
 static inline struct emu_qp *to_emu_qp(struct ibv_qp *qp)
 {
@@ -208,6 +238,13 @@ int emu_qp_post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr);
 int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
+/* ibv_bind_mw's work request (one, BIND_MW, a type 1 window): posted as
+ * post_send posts, which refuses type 1 windows to everyone else. */
+int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr);
+/* ibv_open_qp: one more handle on the XRC target QP qpn of domain dom.
+ * 0 and *out, or EINVAL when there is no such QP. */
+int emu_qp_open_xrc(struct emu_device *dev, uint32_t qpn,
+		    const struct emu_xrcd_dom *dom, struct emu_qp **out);
 
 /* ---- engine thread ---- */
 

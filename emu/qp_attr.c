@@ -481,17 +481,20 @@ int emu_qp_attr_values_check(struct emu_device *dev, enum ibv_qp_type type,
 			       IBV_QP_INIT_ATTR_RX_HASH)
 
 /* The ibv_wr_* operations each type can carry on the wire (IBTA's opcode
- * table): UC has no READ, atomics or SEND with invalidate, UD only SEND. */
+ * table): UC has no READ, atomics or SEND with invalidate, UD only SEND.
+ * Connected send queues also do the local memory-window work. */
 #define OPS_RC (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
 		IBV_QP_EX_WITH_SEND_WITH_INV |				\
 		IBV_QP_EX_WITH_RDMA_WRITE |				\
 		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
 		IBV_QP_EX_WITH_RDMA_READ |				\
 		IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
-		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |			\
+		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 #define OPS_UC (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
 		IBV_QP_EX_WITH_RDMA_WRITE |				\
-		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
+		IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 #define OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 static uint64_t send_ops_allowed(enum ibv_qp_type type)
@@ -532,8 +535,8 @@ static int recv_caps_check(const struct emu_limits *lim,
  * Errors: EINVAL for a value that is wrong for any device (unknown mask
  * bits or type, a missing PD or CQ, a capability past the limits);
  * EOPNOTSUPP for a known feature this device lacks (raw packet and driver
- * QPs, creation flags, TSO, RSS, memory-window/flush/atomic-write
- * operations), as rdma-core's software providers answer.
+ * QPs, creation flags, TSO, RSS, flush/atomic-write operations), as
+ * rdma-core's software providers answer.
  *
  * Zero work requests or SGEs are accepted (a send-only or receive-only
  * QP), as rxe and mlx5 accept them.

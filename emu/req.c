@@ -5,6 +5,7 @@
 #include "emu/ah.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
+#include "emu/mw.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
@@ -69,11 +70,21 @@ static int check_local(struct emu_qp *qp, struct emu_swqe *w)
 static uint8_t opcode_for(struct emu_qp *qp, const struct emu_swqe *w,
 			  bool first, bool last)
 {
-	uint8_t tp = qp->type == IBV_QPT_UC ? WIRE_TP_UC : WIRE_TP_RC;
+	uint8_t tp = qp->type == IBV_QPT_UC ? WIRE_TP_UC :
+		     qp->type == IBV_QPT_XRC_SEND ? WIRE_TP_XRC : WIRE_TP_RC;
 	bool imm = w->opcode == IBV_WR_SEND_WITH_IMM ||
 		   w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 
 	switch (w->opcode) {
+	case IBV_WR_SEND_WITH_INV:
+		/* The IETH rides on the message's last packet. */
+		if (first && last)
+			return tp | WIRE_OPB_SEND_ONLY_INV;
+		if (first)
+			return tp | WIRE_OPB_SEND_FIRST;
+		if (last)
+			return tp | WIRE_OPB_SEND_LAST_INV;
+		return tp | WIRE_OPB_SEND_MIDDLE;
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
 		if (qp->type == IBV_QPT_UD)
@@ -100,11 +111,11 @@ static uint8_t opcode_for(struct emu_qp *qp, const struct emu_swqe *w,
 					   WIRE_OPB_WRITE_LAST);
 		return tp | WIRE_OPB_WRITE_MIDDLE;
 	case IBV_WR_RDMA_READ:
-		return WIRE_OP_RC(READ_REQ);
+		return tp | WIRE_OPB_READ_REQ;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return WIRE_OP_RC(CMP_SWAP);
+		return tp | WIRE_OPB_CMP_SWAP;
 	default:
-		return WIRE_OP_RC(FETCH_ADD);
+		return tp | WIRE_OPB_FETCH_ADD;
 	}
 }
 
@@ -135,7 +146,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	se = last && (w->send_flags & IBV_SEND_SOLICITED) &&
 	     wire_op_has(op, WIRE_F_SOLICIT);
 	ackreq = false;
-	if (qp->type == IBV_QPT_RC) {
+	if (emu_qp_reliable(qp)) {
 		ackreq = last || ++qp->req.noack >= REQ_ACKREQ_EVERY;
 		if (ackreq)
 			qp->req.noack = 0;
@@ -161,6 +172,10 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	}
 	if (wire_op_has(op, WIRE_F_IMMDT))
 		immdt_set_imm_be(buf, w->imm_be);
+	if (wire_op_has(op, WIRE_F_IETH))
+		ieth_set_rkey(buf, w->rkey);
+	if (wire_op_has(op, WIRE_F_XRCETH))
+		xrceth_init(buf, w->remote_srqn);
 	if (wire_op_has(op, WIRE_F_DETH))
 		/* A Q_Key with the high bit set stands for the QP's own. */
 		deth_init(buf, (w->remote_qkey & 0x80000000u) ?
@@ -205,6 +220,37 @@ static void local_error(struct emu_qp *qp, struct emu_swqe *w)
 	}
 }
 
+/*
+ * BIND_MW and LOCAL_INV: done when the requester reaches them, so after
+ * everything posted before them has been started, and before anything
+ * after them. They take no PSN: their range is the PSN before them, so
+ * the acknowledgement that retires the request before one retires it too,
+ * and one with nothing ahead of it completes at once. False when it
+ * failed (the QP stops, as for any local error).
+ */
+static bool run_local(struct emu_qp *qp, struct emu_swqe *w)
+{
+	bool oldest = atomic_load_explicit(&qp->sq.cons,
+					   memory_order_relaxed) == qp->req.idx;
+
+	if (w->opcode == IBV_WR_BIND_MW)
+		w->status = (uint8_t)emu_mw_bind(qp, w);
+	else if (emu_mw_invalidate(qp, w->rkey))
+		w->status = IBV_WC_LOC_QP_OP_ERR;
+	w->started = true;
+	w->done = true;
+	w->first_psn = w->last_psn = psn_sub(qp->req.psn, 1);
+	qp->req.off = 0;
+	if (w->status) {
+		local_error(qp, w);
+		return false;
+	}
+	qp->req.idx++;
+	if (oldest)
+		emu_qp_complete_send(qp, w, IBV_WC_SUCCESS);
+	return true;
+}
+
 void emu_req_run(struct emu_qp *qp)
 {
 	enum ibv_qp_state s = emu_qp_state(qp);
@@ -230,6 +276,11 @@ void emu_req_run(struct emu_qp *qp)
 				break;
 			if ((w->send_flags & IBV_SEND_FENCE) && qp->req.rd_out)
 				break;
+			if (w->local) {
+				if (!run_local(qp, w))
+					break;
+				continue;
+			}
 			if (is_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
 				break;
 			w->status = (uint8_t)check_local(qp, w);
@@ -245,8 +296,12 @@ void emu_req_run(struct emu_qp *qp)
 			}
 			if (is_rd_atomic(w->opcode))
 				qp->req.rd_out++;
+		} else if (w->local) {
+			/* Reached again after a rewind: done already. */
+			qp->req.idx++;
+			continue;
 		}
-		if (qp->type == IBV_QPT_RC &&
+		if (emu_qp_reliable(qp) &&
 		    psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
 			break;
 		budget--;
@@ -260,12 +315,12 @@ void emu_req_run(struct emu_qp *qp)
 		qp->req.idx++;
 		qp->req.off = 0;
 		/* Unreliable transports complete once the data is out. */
-		if (qp->type != IBV_QPT_RC)
+		if (!emu_qp_reliable(qp))
 			emu_qp_complete_send(qp, w, IBV_WC_SUCCESS);
 	}
 	if (!budget)
 		emu_doorbell_ring(qp->db);
-	if (qp->type == IBV_QPT_RC)
+	if (emu_qp_reliable(qp))
 		emu_comp_arm(qp);
 	else
 		emu_qp_check_drained(qp);
@@ -283,6 +338,9 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 
 		if (!w->started)
 			break;
+		/* Local work has no PSN of its own and is never redone. */
+		if (w->local)
+			continue;
 		if (!psn_in_range(psn, w->first_psn, w->last_psn))
 			continue;
 		d = psn_sub(psn, w->first_psn);

@@ -4,7 +4,9 @@
 
 #include "emu/device.h"
 #include "emu/mr.h"
+#include "emu/mw.h"
 #include "emu/qp.h"
+#include "emu/srq.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -24,6 +26,13 @@ enum resp_res {
 static uint32_t dest_qpn(struct emu_qp *qp)
 {
 	return qp->attr.dest_qp_num;
+}
+
+/* Answers travel on the requester's transport: an XRC target answers
+ * with XRC opcodes, which is what its XRC initiator accepts. */
+static uint8_t resp_op(const struct emu_qp *qp, uint8_t opb)
+{
+	return (qp->type == IBV_QPT_XRC_RECV ? WIRE_TP_XRC : WIRE_TP_RC) | opb;
 }
 
 static uint8_t *resp_buf(struct emu_qp *qp)
@@ -71,8 +80,8 @@ static void ack_later(struct emu_qp *qp)
 
 static void send_ack(struct emu_qp *qp)
 {
-	send_aeth(qp, WIRE_OP_RC(ACK), aeth_syn_ack(AETH_CREDITS_INVALID),
-		  psn_sub(qp->resp.psn, 1));
+	send_aeth(qp, resp_op(qp, WIRE_OPB_ACK),
+		  aeth_syn_ack(AETH_CREDITS_INVALID), psn_sub(qp->resp.psn, 1));
 }
 
 void emu_resp_ack_now(struct emu_qp *qp)
@@ -100,12 +109,25 @@ void emu_resp_flush_acks(struct emu_transport *t)
 static void send_nak(struct emu_qp *qp, uint8_t syn, uint32_t psn)
 {
 	emu_resp_ack_now(qp);
-	send_aeth(qp, WIRE_OP_RC(ACK), syn, psn);
+	send_aeth(qp, resp_op(qp, WIRE_OPB_ACK), syn, psn);
 }
 
 static struct emu_rwqe *rq_head(struct emu_qp *qp)
 {
-	uint32_t cons = atomic_load_explicit(&qp->rq.cons,
+	uint32_t cons;
+
+	/* From an SRQ: the WQE is taken at once and stays this QP's until
+	 * its message completes, whatever other QPs take meanwhile. */
+	if (qp->held_srq)
+		return qp->held;
+	if (qp->rx_srq) {
+		if (!emu_srq_take(qp->rx_srq, qp->held))
+			return NULL;
+		qp->held_srq = qp->rx_srq;
+		emu_srq_get(qp->held_srq);
+		return qp->held;
+	}
+	cons = atomic_load_explicit(&qp->rq.cons,
 					     memory_order_relaxed);
 
 	if (cons == atomic_load_explicit(&qp->rq.prod, memory_order_acquire))
@@ -142,6 +164,10 @@ static void recv_done(struct emu_qp *qp, struct emu_rwqe *w,
 		wc.imm_data = immdt_imm_be(pkt->w.hdr);
 		wc.wc_flags |= IBV_WC_WITH_IMM;
 	}
+	if (wire_op_has(pkt->opcode, WIRE_F_IETH)) {
+		wc.invalidated_rkey = ieth_rkey(pkt->w.hdr);
+		wc.wc_flags |= IBV_WC_WITH_INV;
+	}
 	emu_qp_complete_recv(qp, &wc, bth_se(pkt->w.hdr));
 }
 
@@ -171,6 +197,14 @@ static enum resp_res do_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return R_NAK_OP;
 	}
 	qp->resp.rwqe_off += len;
+	/* SEND with invalidate: the named window dies with the message
+	 * (IBTA 10.6.7.2.3); one that cannot is a class J error, answered
+	 * with an invalid request NAK, the receive failing as rxe fails it. */
+	if ((flags & WIRE_F_IETH) &&
+	    emu_mw_invalidate(qp, ieth_rkey(pkt->w.hdr))) {
+		recv_error(qp, w, IBV_WC_REM_INV_REQ_ERR);
+		return R_NAK_INV;
+	}
 	if (flags & WIRE_F_LAST) {
 		recv_done(qp, w, pkt, IBV_WC_RECV, qp->resp.rwqe_off);
 		qp->resp.rwqe_off = 0;
@@ -196,9 +230,10 @@ static enum resp_res do_write(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 			return R_NAK_INV;
 		/* The whole target is checked before any byte lands. */
 		if (r->w_len &&
-		    emu_mr_resolve_key(qp->dev, r->w_rkey, 1, qp->pd, r->w_va,
-				       r->w_len, IBV_ACCESS_REMOTE_WRITE,
-				       &p) != EMU_MR_OK)
+		    emu_mr_resolve_rkey(qp->dev, r->w_rkey, qp->pd, qp->qpn,
+					r->w_va, r->w_len,
+					IBV_ACCESS_REMOTE_WRITE,
+					&p) != EMU_MR_OK)
 			return R_NAK_ACC;
 	}
 	if (len > qp->mtu || (!(flags & WIRE_F_LAST) && len != qp->mtu) ||
@@ -213,10 +248,10 @@ static enum resp_res do_write(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 			return R_RNR;
 	}
 	if (len) {
-		if (emu_mr_resolve_key(qp->dev, r->w_rkey, 1, qp->pd,
-				       r->w_va + r->w_off, len,
-				       IBV_ACCESS_REMOTE_WRITE,
-				       &p) != EMU_MR_OK)
+		if (emu_mr_resolve_rkey(qp->dev, r->w_rkey, qp->pd, qp->qpn,
+					r->w_va + r->w_off, len,
+					IBV_ACCESS_REMOTE_WRITE,
+					&p) != EMU_MR_OK)
 			return R_NAK_ACC;
 		memcpy(p, wire_payload(pkt->w.hdr), len);
 	}
@@ -270,13 +305,13 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 		uint8_t op;
 
 		if (n == 1)
-			op = WIRE_OP_RC(READ_RESP_ONLY);
+			op = resp_op(qp, WIRE_OPB_READ_RESP_ONLY);
 		else if (i == 0)
-			op = WIRE_OP_RC(READ_RESP_FIRST);
+			op = resp_op(qp, WIRE_OPB_READ_RESP_FIRST);
 		else if (i == n - 1)
-			op = WIRE_OP_RC(READ_RESP_LAST);
+			op = resp_op(qp, WIRE_OPB_READ_RESP_LAST);
 		else
-			op = WIRE_OP_RC(READ_RESP_MIDDLE);
+			op = resp_op(qp, WIRE_OPB_READ_RESP_MIDDLE);
 		bth_init(buf, op, false, false, pad, WIRE_DEFAULT_PKEY,
 			 dest_qpn(qp), false, psn_add(psn, i));
 		if (wire_op_has(op, WIRE_F_AETH))
@@ -299,9 +334,9 @@ static enum resp_res read_checked(struct emu_qp *qp, uint64_t va,
 
 	if (len > 0x80000000u)
 		return R_NAK_INV;
-	if (len && emu_mr_resolve_key(qp->dev, rkey, 1, qp->pd, va, len,
-				      IBV_ACCESS_REMOTE_READ,
-				      &p) != EMU_MR_OK)
+	if (len && emu_mr_resolve_rkey(qp->dev, rkey, qp->pd, qp->qpn, va,
+				       len, IBV_ACCESS_REMOTE_READ,
+				       &p) != EMU_MR_OK)
 		return R_NAK_ACC;
 	*src = p;
 	return R_ANSWERED;
@@ -340,7 +375,7 @@ static enum resp_res do_read(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 
 static void atomic_ack(struct emu_qp *qp, uint32_t psn, uint64_t orig)
 {
-	uint8_t op = WIRE_OP_RC(ATOMIC_ACK);
+	uint8_t op = resp_op(qp, WIRE_OPB_ATOMIC_ACK);
 	uint8_t *buf = resp_buf(qp);
 
 	bth_init(buf, op, false, false, 0, WIRE_DEFAULT_PKEY, dest_qpn(qp),
@@ -363,9 +398,9 @@ static enum resp_res do_atomic(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return R_NAK_ACC;
 	if (va & 7)
 		return R_NAK_INV;
-	if (emu_mr_resolve_key(qp->dev, atmeth_rkey(pkt->w.hdr), 1, qp->pd,
-			       va, 8, IBV_ACCESS_REMOTE_ATOMIC,
-			       &p) != EMU_MR_OK)
+	if (emu_mr_resolve_rkey(qp->dev, atmeth_rkey(pkt->w.hdr), qp->pd,
+				qp->qpn, va, 8, IBV_ACCESS_REMOTE_ATOMIC,
+				&p) != EMU_MR_OK)
 		return R_NAK_ACC;
 	/* Atomic against the CPU too: the application may be spinning on
 	 * the word. The engine thread serialises this HCA's atomics. */
@@ -511,7 +546,11 @@ static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return;
 	}
 	qp->resp.nak_sent = false;
-	r = sequence_ok(qp, flags) ? execute(qp, pkt) : R_NAK_INV;
+	/* An XRCETH naming no XRC SRQ of the target's domain is invalid. */
+	if (qp->type == IBV_QPT_XRC_RECV && !qp->rx_srq)
+		r = R_NAK_INV;
+	else
+		r = sequence_ok(qp, flags) ? execute(qp, pkt) : R_NAK_INV;
 	switch (r) {
 	case R_ACK:
 		advance(qp, pkt);
@@ -665,8 +704,21 @@ void emu_resp_packet(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		    qp->type != IBV_QPT_UD)
 			emu_qp_event(qp, IBV_EVENT_COMM_EST);
 	}
+	if (qp->type == IBV_QPT_XRC_RECV) {
+		struct emu_srq *srq = emu_srq_lookup(qp->dev,
+						     xrceth_srqn(pkt->w.hdr));
+
+		if (srq && (srq->type != IBV_SRQT_XRC || srq->xrcd != qp->xrcd))
+			srq = NULL;
+		qp->rx_srq = srq;
+		/* A target QP has no PD: IBTA has the SRQ's PD check the
+		 * keys of the request (it is read only while the packet
+		 * is handled, and never dropped). */
+		qp->pd = srq ? srq->pd : NULL;
+	}
 	switch (qp->type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_RECV:
 		rc_request(qp, pkt);
 		break;
 	case IBV_QPT_UC:

@@ -41,6 +41,9 @@ static uint8_t qpt_bit(enum ibv_qp_type t)
 		return WIRE_QPT_UC;
 	case IBV_QPT_UD:
 		return WIRE_QPT_UD;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		return WIRE_QPT_XRC;
 	default:
 		return 0;
 	}

@@ -12,6 +12,7 @@
 #include "net/udp.h"
 
 struct emu_qp;
+struct emu_srq_table;
 struct emu_watch;
 
 /* Every packet a port receives lands in exactly one rx_* bucket besides
@@ -62,6 +63,7 @@ struct emu_qp_table {
 	uint32_t live;
 	uint32_t next;			/* next QPN to try */
 	struct emu_transport tr;
+	struct emu_srq_table *srqs;	/* SRQN -> SRQ (emu/srq.c) */
 };
 
 static inline struct emu_transport *emu_transport_of(struct emu_device *dev)

@@ -6,12 +6,13 @@
 
 #include "emu/device.h"
 #include "verbs/cq_ops.h"
+#include "verbs/mw_ops.h"
 #include "verbs/ops.h"
 #include "verbs/qp_ops.h"
+#include "verbs/srq_ops.h"
 
-/* Data-path slots the header's inline functions call directly. No QP, CQ,
- * SRQ or MW can be created yet, so these are reached only with objects
- * that did not come from us; they refuse without touching them. */
+/* Data-path slots the header's inline functions call directly, before the
+ * QP ops replace them; they refuse without touching their arguments. */
 static int no_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr)
 {
@@ -25,37 +26,6 @@ static int no_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 {
 	if (bad_wr)
 		*bad_wr = wr;
-	return EOPNOTSUPP;
-}
-
-static int no_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad_wr)
-{
-	if (bad_wr)
-		*bad_wr = wr;
-	return EOPNOTSUPP;
-}
-
-static struct ibv_mw *no_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-static int no_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
-		      struct ibv_mw_bind *mw_bind)
-{
-	return EOPNOTSUPP;
-}
-
-static int no_dealloc_mw(struct ibv_mw *mw)
-{
-	return EOPNOTSUPP;
-}
-
-/* ibv_close_xrcd calls this slot without checking it. */
-static int no_close_xrcd(struct ibv_xrcd *xrcd)
-{
 	return EOPNOTSUPP;
 }
 
@@ -81,14 +51,11 @@ void emu_verbs_init_context(struct emu_context *ctx)
 			 struct _compat_ibv_port_attr *))ibv_query_port;
 	c->ops.post_send = no_post_send;
 	c->ops.post_recv = no_post_recv;
-	c->ops.post_srq_recv = no_post_srq_recv;
-	c->ops.alloc_mw = no_alloc_mw;
-	c->ops.bind_mw = no_bind_mw;
-	c->ops.dealloc_mw = no_dealloc_mw;
 
-	vctx->close_xrcd = no_close_xrcd;
 	vctx->query_port = emu_verbs_query_port;
 	vctx->query_device_ex = emu_verbs_query_device_ex;
 	emu_verbs_set_cq_ops(vctx);
 	emu_verbs_set_qp_ops(vctx);
+	emu_verbs_set_srq_ops(vctx);
+	emu_verbs_set_mw_ops(vctx);
 }

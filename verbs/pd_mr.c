@@ -33,8 +33,7 @@ int ibv_dofork_range(void *base, size_t size);
  * Accepted and ignored: the optional range (RELAXED_ORDERING among it:
  * we never reorder, which relaxed ordering allows), HUGETLB (a promise
  * about pages that only matters to an IOMMU mapping), ZERO_BASED (iova 0,
- * applied in emu/mr.c), MW_BIND (memory windows are not implemented yet:
- * ibv_alloc_mw refuses, so the right is never used).
+ * applied in emu/mr.c). MW_BIND is a right like the others (emu/mw.c).
  */
 static int check_access(unsigned int access)
 {
@@ -177,10 +176,12 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	return 0;
 }
 
+/* EBUSY while memory windows are bound to the region (ibv_alloc_mw(3)). */
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	void *addr;
 	size_t length;
+	int rc;
 
 	if (!mr) {
 		errno = EINVAL;
@@ -188,7 +189,11 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	}
 	addr = mr->addr;
 	length = mr->length;
-	emu_mr_deregister(to_emu_mr(mr));
+	rc = emu_mr_deregister(to_emu_mr(mr));
+	if (rc) {
+		errno = rc;
+		return rc;
+	}
 	ibv_dofork_range(addr, length);
 	return 0;
 }

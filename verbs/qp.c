@@ -8,17 +8,27 @@
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "emu/qp_attr.h"
+#include "emu/srq.h"
 #include "verbs/qp_ops.h"
 
-/* What this device builds on top of the checks in emu/qp_attr.c: no SRQ
- * or XRC QPs yet. */
-static int create_supported(const struct ibv_qp_init_attr_ex *init)
+/* What this device builds on top of the checks in emu/qp_attr.c: a QP
+ * on an SRQ takes a basic SRQ of its own context (XRC SRQs are reached
+ * only through XRC target QPs); XRC objects must be of the context too. */
+static int create_supported(struct ibv_context *context,
+			    const struct ibv_qp_init_attr_ex *init)
 {
-	if (init->qp_type != IBV_QPT_RC && init->qp_type != IBV_QPT_UC &&
-	    init->qp_type != IBV_QPT_UD)
-		return EOPNOTSUPP;
-	if (init->srq)
-		return EOPNOTSUPP;
+	if (init->qp_type == IBV_QPT_XRC_RECV)
+		return init->xrcd->context == context ? 0 : EINVAL;
+	if (init->pd->context != context)
+		return EINVAL;
+	if ((init->send_cq && init->send_cq->context != context) ||
+	    (init->qp_type != IBV_QPT_XRC_SEND && init->recv_cq &&
+	     init->recv_cq->context != context))
+		return EINVAL;
+	if (init->srq && init->qp_type != IBV_QPT_XRC_SEND &&
+	    (init->srq->context != context ||
+	     to_emu_srq(init->srq)->type != IBV_SRQT_BASIC))
+		return EINVAL;
 	return 0;
 }
 
@@ -30,13 +40,8 @@ static struct ibv_qp *create(struct ibv_context *context,
 	int rc;
 
 	rc = emu_qp_init_attr_check(ctx->dev, init);
-	if (!rc && init->pd->context != context)
-		rc = EINVAL;
-	if (!rc && ((init->send_cq && init->send_cq->context != context) ||
-		    (init->recv_cq && init->recv_cq->context != context)))
-		rc = EINVAL;
 	if (!rc)
-		rc = create_supported(init);
+		rc = create_supported(context, init);
 	if (!rc)
 		rc = emu_qp_create(ctx, init, &qp);
 	if (!rc && (init->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
@@ -82,10 +87,6 @@ static struct ibv_qp *op_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!(init->comp_mask & IBV_QP_INIT_ATTR_PD) || !init->pd) {
-		errno = EINVAL;
-		return NULL;
-	}
 	return create(context, init);
 }
 
@@ -122,13 +123,18 @@ static uint64_t type_send_ops(enum ibv_qp_type type)
 {
 	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 
-	if (type == IBV_QPT_RC || type == IBV_QPT_UC)
+	if (type == IBV_QPT_XRC_RECV)
+		return 0;
+	if (type == IBV_QPT_RC || type == IBV_QPT_UC ||
+	    type == IBV_QPT_XRC_SEND)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
-		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
-	if (type == IBV_QPT_RC)
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+	if (type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND)
 		ops |= IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_SEND_WITH_INV;
 	return ops;
 }
 

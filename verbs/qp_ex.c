@@ -32,8 +32,8 @@ struct emu_wr_builder {
 	uint8_t *inl;			/* [max_wr * max_inline] */
 };
 
-/* Operations the emulated HCA implements at all; the others (memory
- * windows, local invalidate, TSO, flush, atomic write) are refused. */
+/* Operations the emulated HCA implements at all; the others (TSO, flush,
+ * atomic write) are refused. */
 #define QPX_OPS_SUPPORTED (IBV_QP_EX_WITH_RDMA_WRITE |			\
 			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
 			   IBV_QP_EX_WITH_SEND |			\
@@ -41,7 +41,9 @@ struct emu_wr_builder {
 			   IBV_QP_EX_WITH_RDMA_READ |			\
 			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |	\
-			   IBV_QP_EX_WITH_SEND_WITH_INV)
+			   IBV_QP_EX_WITH_SEND_WITH_INV |		\
+			   IBV_QP_EX_WITH_BIND_MW |			\
+			   IBV_QP_EX_WITH_LOCAL_INV)
 
 static struct emu_wr_builder *wrb_of(struct ibv_qp_ex *ibqp)
 {
@@ -198,6 +200,33 @@ static void qpx_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
 		  IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare, swap);
 }
 
+/* Bind a type 2 window (ibv_wr_post(3)); post_send checks the rest. */
+static void qpx_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
+			uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct ibv_send_wr *wr = new_wr(ibqp, IBV_QP_EX_WITH_BIND_MW,
+					IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	if (!mw || !info) {
+		set_err(wrb_of(ibqp), EINVAL);
+		return;
+	}
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *info;
+}
+
+static void qpx_local_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = new_wr(ibqp, IBV_QP_EX_WITH_LOCAL_INV,
+					IBV_WR_LOCAL_INV);
+
+	if (wr)
+		wr->invalidate_rkey = invalidate_rkey;
+}
+
 static void qpx_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
 				 uint64_t remote_addr, uint64_t add)
 {
@@ -219,17 +248,6 @@ static void refuse(struct ibv_qp_ex *ibqp)
 		return;
 	b->cur = NULL;
 	set_err(b, EOPNOTSUPP);
-}
-
-static void qpx_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
-			uint32_t rkey, const struct ibv_mw_bind_info *info)
-{
-	refuse(ibqp);
-}
-
-static void qpx_local_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
-{
-	refuse(ibqp);
 }
 
 static void qpx_send_tso(struct ibv_qp_ex *ibqp, void *hdr, uint16_t hdr_sz,

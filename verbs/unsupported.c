@@ -275,31 +275,6 @@ int ibv_qp_attach_comp_cntr(struct ibv_qp *qp,
 }
 
 /* ------------------------------------------------------------------ */
-/* Shared receive queues                                               */
-
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
-			       struct ibv_srq_init_attr *srq_init_attr)
-{
-	return unsupported_null();
-}
-
-int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		   int srq_attr_mask)
-{
-	return unsupported_errno();
-}
-
-int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
-{
-	return unsupported_errno();
-}
-
-int ibv_destroy_srq(struct ibv_srq *srq)
-{
-	return unsupported_errno();
-}
-
-/* ------------------------------------------------------------------ */
 /* Queue pairs                                                         */
 
 /* Not an error code but a capability answer: 0 means "no in-order

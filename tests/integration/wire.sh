@@ -13,12 +13,14 @@ fi
 /usr/bin/python3 -c 'import scapy.contrib.roce' 2>/dev/null ||
 	{ echo "SKIP: python3-scapy is not installed"; exit 77; }
 
-# This test's processes live on 127.200.x.y, so the capture holds their
-# traffic only, whatever other tests run on loopback at the same time.
-S="env EMUVERBS_ADDRESS=127.200.0.1"
-C="env EMUVERBS_ADDRESS=127.200.0.2"
+# This test's processes live on a /24 of 127.200.0.0/16 picked by pid, so
+# the capture holds their traffic only, whatever else runs on loopback
+# (another copy of the suite included).
+net="127.200.$(($$ % 250 + 1))"
+S="env EMUVERBS_ADDRESS=$net.1"
+C="env EMUVERBS_ADDRESS=$net.2"
 cap="$WORK/roce.pcap"
-tcpdump -i lo -U -s 0 -w "$cap" udp port 4791 and net 127.200.0.0/16 \
+tcpdump -i lo -U -s 0 -w "$cap" udp port 4791 and net "$net.0/24" \
 	>"$WORK/tcpdump.log" 2>&1 &
 dump=$!
 sleep 1

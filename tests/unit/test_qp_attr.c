@@ -853,11 +853,15 @@ START_TEST(t_init_send_ops)
 			      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 			      IBV_QP_EX_WITH_RDMA_READ |
 			      IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD },
+			      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			      IBV_QP_EX_WITH_BIND_MW |
+			      IBV_QP_EX_WITH_LOCAL_INV },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_SEND |
 			      IBV_QP_EX_WITH_SEND_WITH_IMM |
 			      IBV_QP_EX_WITH_RDMA_WRITE |
-			      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM },
+			      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+			      IBV_QP_EX_WITH_BIND_MW |
+			      IBV_QP_EX_WITH_LOCAL_INV },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_SEND |
 			      IBV_QP_EX_WITH_SEND_WITH_IMM },
 	};
@@ -885,7 +889,7 @@ START_TEST(t_init_send_ops)
 		}
 		/* Not read without the mask bit. */
 		i.comp_mask &= ~IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		i.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;
+		i.send_ops_flags = IBV_QP_EX_WITH_TSO;
 		ck_assert_int_eq(icheck(&i), 0);
 	}
 }

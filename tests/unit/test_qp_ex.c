@@ -143,7 +143,6 @@ END_TEST
 START_TEST(t_init_refuses)
 {
 	static const uint64_t bad[] = {
-		IBV_QP_EX_WITH_BIND_MW, IBV_QP_EX_WITH_LOCAL_INV,
 		IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_FLUSH,
 		IBV_QP_EX_WITH_ATOMIC_WRITE, 1ull << 13, 1ull << 63,
 	};
@@ -292,6 +291,44 @@ START_TEST(t_every_opcode_chained)
 			ck_assert_uint_eq(cap[i].sge[0].addr,
 					  0x100u * (unsigned int)(i + 1));
 	}
+}
+END_TEST
+
+/* The memory-window builders carry their arguments into the WR; they
+ * exist only for QPs created with them. */
+START_TEST(t_mw_builders)
+{
+	struct ibv_mw_bind_info info = {
+		.mr = (struct ibv_mr *)&ctx, .addr = 0x1000, .length = 64,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_mw mw = { .context = &ctx, .type = IBV_MW_TYPE_2 };
+
+	emu_qpx_fini(&qpx);
+	qp_setup(IBV_QPT_RC, OPS_ALL | IBV_QP_EX_WITH_BIND_MW |
+		 IBV_QP_EX_WITH_LOCAL_INV, 4, 1, 0);
+	ibv_wr_start(q);
+	q->wr_id = 1;
+	ibv_wr_bind_mw(q, &mw, 0x1234, &info);
+	q->wr_id = 2;
+	ibv_wr_local_inv(q, 0x1234);
+	ck_assert_int_eq(ibv_wr_complete(q), 0);
+	ck_assert_int_eq(ncap, 2);
+	ck_assert_int_eq(cap[0].wr.opcode, IBV_WR_BIND_MW);
+	ck_assert_ptr_eq(cap[0].wr.bind_mw.mw, &mw);
+	ck_assert_uint_eq(cap[0].wr.bind_mw.rkey, 0x1234);
+	ck_assert_uint_eq(cap[0].wr.bind_mw.bind_info.addr, 0x1000);
+	ck_assert_uint_eq(cap[0].wr.bind_mw.bind_info.length, 64);
+	ck_assert_int_eq(cap[1].wr.opcode, IBV_WR_LOCAL_INV);
+	ck_assert_uint_eq(cap[1].wr.invalidate_rkey, 0x1234);
+	/* No window or no bind information: nothing is posted. */
+	ibv_wr_start(q);
+	ibv_wr_bind_mw(q, NULL, 1, &info);
+	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
+	ibv_wr_start(q);
+	ibv_wr_bind_mw(q, &mw, 1, NULL);
+	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
+	ck_assert_int_eq(nposts, 1);
 }
 END_TEST
 
@@ -731,6 +768,7 @@ static Suite *qp_ex_suite(void)
 	tcase_add_test(tb, t_inline_per_wr);
 	tcase_add_test(tb, t_abort);
 	tcase_add_test(tb, t_unsupported);
+	tcase_add_test(tb, t_mw_builders);
 	tcase_add_test(tb, t_errors);
 	tcase_add_test(tb, t_threads);
 	suite_add_tcase(s, tb);

@@ -1,0 +1,476 @@
+/* Shared receive queues: the SRQN table, create/modify/query/destroy,
+ * posting, the engine's take with the limit event, and XRC domains. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "emu/cq.h"
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/pd.h"
+#include "emu/srq.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+
+/* First SRQN handed out; 0 is kept out so that it never names an SRQ. */
+#define SRQN_START	0x41
+
+struct emu_srq_table {
+	struct emu_srq **slot;
+	uint32_t nslots;		/* a power of two */
+	uint32_t max;			/* max_srq */
+	uint32_t live;
+	uint32_t next;
+};
+
+size_t emu_srq_wqe_size(uint32_t max_sge)
+{
+	return sizeof(struct emu_rwqe) +
+	       (size_t)(max_sge ? max_sge : 1) * sizeof(struct ibv_sge);
+}
+
+/* ---- SRQN table (changed on the engine thread only) -------------------- */
+
+int emu_srq_table_create(struct emu_device *dev)
+{
+	struct emu_srq_table *t = calloc(1, sizeof(*t));
+	uint32_t max = dev->cfg.limits.max_srq;
+
+	if (!t)
+		return -ENOMEM;
+	/* As for QPNs: the low bits pick the slot, two spare slots keep
+	 * allocation from spinning. */
+	t->nslots = 1;
+	while (t->nslots < max + 2 && t->nslots < (1u << 24))
+		t->nslots <<= 1;
+	t->slot = calloc(t->nslots, sizeof(*t->slot));
+	if (!t->slot) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->max = max;
+	t->next = SRQN_START;
+	dev->qps->srqs = t;
+	return 0;
+}
+
+void emu_srq_table_destroy(struct emu_device *dev)
+{
+	struct emu_srq_table *t = dev->qps ? dev->qps->srqs : NULL;
+
+	if (!t)
+		return;
+	free(t->slot);
+	free(t);
+	dev->qps->srqs = NULL;
+}
+
+struct emu_srq *emu_srq_lookup(struct emu_device *dev, uint32_t srqn)
+{
+	struct emu_srq_table *t = dev->qps->srqs;
+	struct emu_srq *srq = t->slot[srqn & (t->nslots - 1)];
+
+	return srq && srq->srqn == srqn ? srq : NULL;
+}
+
+struct srq_call {
+	struct emu_srq *srq;
+	uint8_t *slots;
+	uint32_t size;
+	int rc;
+};
+
+/* SRQNs advance through the 24-bit space like QPNs, so a late packet for
+ * a destroyed XRC SRQ does not reach the next one. */
+static void do_insert(void *p)
+{
+	struct srq_call *c = p;
+	struct emu_srq_table *t = c->srq->dev->qps->srqs;
+	uint32_t tries;
+
+	c->rc = ENOMEM;
+	if (t->live >= t->max)
+		return;
+	for (tries = 0; tries < (1u << 24); tries++) {
+		uint32_t n = t->next & WIRE_QPN_MASK;
+
+		t->next = n + 1;
+		if (!n || t->slot[n & (t->nslots - 1)])
+			continue;
+		c->srq->srqn = n;
+		c->srq->in_table = true;
+		t->slot[n & (t->nslots - 1)] = c->srq;
+		t->live++;
+		c->rc = 0;
+		return;
+	}
+}
+
+static void do_remove(void *p)
+{
+	struct srq_call *c = p;
+	struct emu_srq_table *t = c->srq->dev->qps->srqs;
+	uint32_t i = c->srq->srqn & (t->nslots - 1);
+
+	if (c->srq->in_table && t->slot[i] == c->srq) {
+		t->slot[i] = NULL;
+		t->live--;
+	}
+	c->srq->in_table = false;
+}
+
+/* ---- create, destroy, modify, query ------------------------------------ */
+
+static void srq_free(struct emu_srq *srq)
+{
+	free(srq->rq.slots);
+	pthread_spin_destroy(&srq->rq.lock);
+	pthread_mutex_destroy(&srq->lock);
+	pthread_mutex_destroy(&srq->ibv.mutex);
+	pthread_cond_destroy(&srq->ibv.cond);
+	free(srq);
+}
+
+int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
+		   struct emu_srq **out)
+{
+	struct srq_call call;
+	struct emu_srq *srq;
+	uint32_t max_wr = attr->max_wr ? attr->max_wr : 1;
+	uint32_t max_sge = attr->max_sge ? attr->max_sge : 1;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return ENOMEM;
+	srq->rq.size = max_wr;
+	srq->rq.stride = (uint32_t)((emu_srq_wqe_size(max_sge) + 7) & ~7ul);
+	srq->rq.slots = calloc(max_wr, srq->rq.stride);
+	if (!srq->rq.slots) {
+		free(srq);
+		return ENOMEM;
+	}
+	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_mutex_init(&srq->lock, NULL);
+	pthread_mutex_init(&srq->ibv.mutex, NULL);
+	pthread_cond_init(&srq->ibv.cond, NULL);
+	srq->ctx = ctx;
+	srq->dev = ctx->dev;
+	srq->pd = attr->pd;
+	srq->cq = attr->cq;
+	srq->xrcd = attr->xrcd ? attr->xrcd->dom : NULL;
+	srq->type = attr->type;
+	srq->max_sge = max_sge;
+	srq->max_wr = max_wr;
+
+	call.srq = srq;
+	emu_engine_call(ctx->dev->engine, do_insert, &call);
+	if (call.rc) {
+		srq_free(srq);
+		return call.rc;
+	}
+	srq->ibv.context = &ctx->vctx.context;
+	srq->ibv.srq_context = attr->srq_context;
+	srq->ibv.pd = &attr->pd->ibv;
+	srq->ibv.handle = srq->srqn;
+	emu_pd_get(srq->pd);
+	if (srq->cq)
+		emu_cq_get(srq->cq);
+	if (srq->xrcd)
+		atomic_fetch_add(&srq->xrcd->users, 1);
+	attr->max_wr = max_wr;
+	attr->max_sge = max_sge;
+	*out = srq;
+	return 0;
+}
+
+int emu_srq_destroy(struct emu_srq *srq)
+{
+	struct ibv_srq *ib = &srq->ibv;
+	struct srq_call call = { .srq = srq };
+
+	pthread_mutex_lock(&srq->lock);
+	if (atomic_load(&srq->users)) {
+		pthread_mutex_unlock(&srq->lock);
+		return EBUSY;
+	}
+	/* Out of the table first: no packet reaches it from now on, and
+	 * with no QP associated nothing takes from it or raises events. */
+	emu_engine_call(srq->dev->engine, do_remove, &call);
+	pthread_mutex_unlock(&srq->lock);
+
+	/* Delivered events must be acknowledged, undelivered ones are
+	 * withdrawn, as for CQs and QPs. */
+	srq->events_raised -= emu_async_cancel(&srq->ctx->async, ib);
+	pthread_mutex_lock(&ib->mutex);
+	while (ib->events_completed != srq->events_raised)
+		pthread_cond_wait(&ib->cond, &ib->mutex);
+	pthread_mutex_unlock(&ib->mutex);
+
+	emu_pd_put(srq->pd);
+	if (srq->cq)
+		emu_cq_put(srq->cq);
+	if (srq->xrcd)
+		atomic_fetch_sub(&srq->xrcd->users, 1);
+	srq_free(srq);
+	return 0;
+}
+
+/* Engine thread, with every poster held off: move what is posted into the
+ * new ring, oldest first, so no WQE is lost or reordered. */
+static void do_resize(void *p)
+{
+	struct srq_call *c = p;
+	struct emu_wq *q = &c->srq->rq;
+	uint32_t cons = atomic_load(&q->cons), prod = atomic_load(&q->prod);
+	uint32_t n = prod - cons, i;
+
+	if (n > c->size) {
+		c->rc = EINVAL;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(c->slots + (size_t)i * q->stride,
+		       emu_wq_slot(q, cons + i), q->stride);
+	free(q->slots);
+	q->slots = c->slots;
+	q->size = c->size;
+	atomic_store(&q->cons, 0);
+	atomic_store(&q->prod, n);
+	c->slots = NULL;
+	c->rc = 0;
+}
+
+int emu_srq_modify(struct emu_srq *srq, const struct ibv_srq_attr *attr,
+		   int mask)
+{
+	struct srq_call call = { .srq = srq };
+	uint32_t max_wr;
+	int rc = 0;
+
+	if (mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
+		return EINVAL;
+	pthread_mutex_lock(&srq->lock);
+	max_wr = srq->max_wr;
+	if (mask & IBV_SRQ_MAX_WR) {
+		if (!attr->max_wr ||
+		    attr->max_wr > srq->dev->cfg.limits.max_srq_wr) {
+			rc = EINVAL;
+			goto out;
+		}
+		max_wr = attr->max_wr;
+	}
+	/* The limit is checked against the size the SRQ will have. */
+	if ((mask & IBV_SRQ_LIMIT) && attr->srq_limit > max_wr) {
+		rc = EINVAL;
+		goto out;
+	}
+	if ((mask & IBV_SRQ_MAX_WR) && max_wr != srq->max_wr) {
+		call.size = max_wr;
+		call.slots = calloc(max_wr, srq->rq.stride);
+		if (!call.slots) {
+			rc = ENOMEM;
+			goto out;
+		}
+		pthread_spin_lock(&srq->rq.lock);
+		emu_engine_call(srq->dev->engine, do_resize, &call);
+		pthread_spin_unlock(&srq->rq.lock);
+		free(call.slots);
+		rc = call.rc;
+		if (rc)
+			goto out;
+		srq->max_wr = max_wr;
+	}
+	if (mask & IBV_SRQ_LIMIT)
+		atomic_store(&srq->limit, attr->srq_limit);
+out:
+	pthread_mutex_unlock(&srq->lock);
+	return rc;
+}
+
+void emu_srq_query(struct emu_srq *srq, struct ibv_srq_attr *attr)
+{
+	pthread_mutex_lock(&srq->lock);
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = atomic_load(&srq->limit);
+	pthread_mutex_unlock(&srq->lock);
+}
+
+int emu_srq_post_recv(struct emu_srq *srq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct emu_wq *q = &srq->rq;
+	int rc = 0;
+
+	pthread_spin_lock(&q->lock);
+	for (; wr; wr = wr->next) {
+		uint32_t prod = atomic_load_explicit(&q->prod,
+						     memory_order_relaxed);
+		uint32_t cons = atomic_load_explicit(&q->cons,
+						     memory_order_acquire);
+		struct emu_rwqe *w;
+		uint64_t len = 0;
+		int i;
+
+		if (prod - cons >= q->size) {
+			rc = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			rc = EINVAL;
+			break;
+		}
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > 0x80000000ull) {
+			rc = EINVAL;
+			break;
+		}
+		w = emu_wq_slot(q, prod);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->length = (uint32_t)len;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
+		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
+	}
+	pthread_spin_unlock(&q->lock);
+	/* No doorbell: responders find the WQEs when messages arrive, and a
+	 * requester told RNR retries on its own timer. */
+	if (rc && bad_wr)
+		*bad_wr = wr;
+	return rc;
+}
+
+/* ---- engine thread ------------------------------------------------------ */
+
+static void limit_event(struct emu_srq *srq)
+{
+	struct ibv_async_event ev = {
+		.element.srq = &srq->ibv,
+		.event_type = IBV_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (!emu_async_push(&srq->ctx->async, &ev))
+		srq->events_raised++;
+}
+
+bool emu_srq_take(struct emu_srq *srq, struct emu_rwqe *dst)
+{
+	struct emu_wq *q = &srq->rq;
+	uint32_t cons = atomic_load_explicit(&q->cons, memory_order_relaxed);
+	uint32_t prod = atomic_load_explicit(&q->prod, memory_order_acquire);
+	struct emu_rwqe *w;
+	uint32_t lim;
+
+	if (cons == prod)
+		return false;
+	w = emu_wq_slot(q, cons);
+	memcpy(dst, w, sizeof(*w) + (size_t)w->num_sge * sizeof(w->sge[0]));
+	/* The slot is free again before anyone learns of the take. */
+	atomic_store_explicit(&q->cons, cons + 1, memory_order_release);
+	lim = atomic_load(&srq->limit);
+	if (lim) {
+		prod = atomic_load_explicit(&q->prod, memory_order_acquire);
+		/* Only the take that wins the disarm raises the event. */
+		if (prod - (cons + 1) < lim &&
+		    atomic_compare_exchange_strong(&srq->limit, &lim, 0))
+			limit_event(srq);
+	}
+	return true;
+}
+
+/* ---- XRC domains -------------------------------------------------------- */
+
+/* Domains opened through a file, for every device of the process. */
+static pthread_mutex_t xrcd_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_xrcd_dom *xrcd_list;
+
+int emu_xrcd_open(struct emu_context *ctx,
+		  const struct ibv_xrcd_init_attr *attr,
+		  struct emu_xrcd **out)
+{
+	struct emu_xrcd_dom *dom = NULL;
+	struct emu_xrcd *x;
+	struct stat st;
+	bool inode = attr->fd != -1;
+	int rc = 0;
+
+	if (attr->oflags & ~(O_CREAT | O_EXCL))
+		return EINVAL;
+	if (inode && fstat(attr->fd, &st))
+		return EBADF;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	pthread_mutex_lock(&xrcd_lock);
+	if (inode) {
+		for (dom = xrcd_list; dom; dom = dom->next)
+			if (dom->dev == ctx->dev && dom->st_dev == st.st_dev &&
+			    dom->st_ino == st.st_ino)
+				break;
+		/* As the kernel: an existing domain is shared unless
+		 * O_CREAT|O_EXCL, and none is made without O_CREAT. */
+		if (dom && (attr->oflags & O_EXCL) &&
+		    (attr->oflags & O_CREAT))
+			rc = EEXIST;
+		else if (!dom && !(attr->oflags & O_CREAT))
+			rc = EINVAL;
+	}
+	if (!rc && !dom) {
+		dom = calloc(1, sizeof(*dom));
+		if (!dom) {
+			rc = ENOMEM;
+		} else {
+			dom->dev = ctx->dev;
+			if (inode) {
+				dom->has_inode = true;
+				dom->st_dev = st.st_dev;
+				dom->st_ino = st.st_ino;
+				dom->next = xrcd_list;
+				xrcd_list = dom;
+			}
+		}
+	}
+	if (!rc)
+		dom->opens++;
+	pthread_mutex_unlock(&xrcd_lock);
+	if (rc) {
+		free(x);
+		return rc;
+	}
+	x->ibv.context = &ctx->vctx.context;
+	x->dom = dom;
+	*out = x;
+	return 0;
+}
+
+int emu_xrcd_close(struct emu_xrcd *x)
+{
+	struct emu_xrcd_dom *dom = x->dom, **pp;
+
+	pthread_mutex_lock(&xrcd_lock);
+	if (dom->opens == 1 && atomic_load(&dom->users)) {
+		pthread_mutex_unlock(&xrcd_lock);
+		return EBUSY;
+	}
+	if (--dom->opens) {
+		pthread_mutex_unlock(&xrcd_lock);
+		free(x);
+		return 0;
+	}
+	for (pp = &xrcd_list; *pp; pp = &(*pp)->next) {
+		if (*pp == dom) {
+			*pp = dom->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&xrcd_lock);
+	free(dom);
+	free(x);
+	return 0;
+}

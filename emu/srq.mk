@@ -1,0 +1,22 @@
+# Shared receive queues (basic and XRC) and XRC domains: the objects (emu/),
+# their verbs (verbs/), and their unit and integration tests.
+libemucore_la_SOURCES += emu/srq.c emu/srq.h
+libibverbs_la_SOURCES += verbs/srq.c verbs/srq_ops.h
+
+# test_srq: the public API, with the whole front end built in over
+# libemucore so that calloc/malloc wrapped at link time reach the
+# library's own allocations (failure injection without a hook).
+SRQ_UNIT_TESTS = tests/unit/test_srq
+check_PROGRAMS += $(SRQ_UNIT_TESTS)
+TESTS += $(SRQ_UNIT_TESTS) tests/integration/srq.sh
+EXTRA_DIST += tests/integration/srq.sh
+
+tests_unit_test_srq_SOURCES = tests/unit/test_srq.c tests/unit/testlib.c \
+	tests/unit/testlib.h verbs/srq.c verbs/qp.c verbs/qp_ex.c \
+	verbs/ops.c verbs/cq.c verbs/async.c verbs/pd_mr.c verbs/device.c \
+	verbs/query.c verbs/sysfs.c verbs/unsupported.c verbs/strings.c \
+	verbs/rate.c
+tests_unit_test_srq_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_srq_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=calloc \
+	-Wl,--wrap=malloc
+tests_unit_test_srq_LDADD = libemucore.la $(CHECK_LIBS) -ldl

@@ -1,0 +1,68 @@
+/* Front end of memory windows: the ops behind ibv_alloc_mw, ibv_bind_mw and
+ * ibv_dealloc_mw, their argument checks and errno conventions (emu/mw.c). */
+#include <errno.h>
+#include <string.h>
+
+#include "emu/device.h"
+#include "emu/mw.h"
+#include "emu/pd.h"
+#include "emu/qp.h"
+#include "verbs/mw_ops.h"
+
+static struct ibv_mw *op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct emu_mw *mw;
+	int rc;
+
+	rc = pd ? emu_mw_alloc(to_emu_pd(pd), type, &mw) : EINVAL;
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return &mw->ibv;
+}
+
+/* A bound window may go: deallocation unbinds it (ibv_alloc_mw(3)). */
+static int op_dealloc_mw(struct ibv_mw *mw)
+{
+	if (!mw)
+		return EINVAL;
+	emu_mw_dealloc(to_emu_mw(mw));
+	return 0;
+}
+
+/*
+ * ibv_bind_mw(3) for a type 1 window (the inline wrapper has checked the
+ * type and the region's PD): a BIND_MW request on qp's send queue with the
+ * next key (ibv_inc_rkey), completing as IBV_WC_BIND_MW. The new rkey is
+ * in mw->rkey on return; should the completion report an error, the
+ * caller puts the old one back, as the man page says.
+ */
+static int op_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		      struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr;
+	int rc;
+
+	if (!qp || !mw || !mw_bind || qp->context != mw->context)
+		return errno = EINVAL;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	rc = emu_qp_post_bind_mw(to_emu_qp(qp), &wr);
+	if (rc)
+		return errno = rc;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}
+
+void emu_verbs_set_mw_ops(struct verbs_context *vctx)
+{
+	vctx->context.ops.alloc_mw = op_alloc_mw;
+	vctx->context.ops.bind_mw = op_bind_mw;
+	vctx->context.ops.dealloc_mw = op_dealloc_mw;
+}

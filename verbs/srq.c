@@ -1,0 +1,246 @@
+/* Front end of shared receive queues, XRC domains and ibv_open_qp: the
+ * argument checks and errno conventions; the objects live in emu/srq.c. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "emu/cq.h"
+#include "emu/device.h"
+#include "emu/pd.h"
+#include "emu/qp.h"
+#include "emu/srq.h"
+#include "verbs/srq_ops.h"
+
+#define SRQ_INIT_KNOWN (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |	\
+			IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |	\
+			IBV_SRQ_INIT_ATTR_TM)
+
+static int caps_check(struct emu_context *ctx, const struct ibv_srq_attr *a)
+{
+	const struct emu_limits *l = &ctx->dev->cfg.limits;
+
+	if (a->max_wr > l->max_srq_wr || a->max_sge > l->max_srq_sge)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * Errors, as rdma-core and the kernel give them: EINVAL for unknown mask
+ * bits or type, a missing PD (any type), XRC domain or CQ (XRC), tm_cap
+ * (TM), objects of another context, or sizes past the device's limits;
+ * ENOMEM at max_srq or without memory; EOPNOTSUPP for tag matching, which
+ * this device does not emulate (its tm_caps are zero).
+ */
+static int create_check(struct ibv_context *context,
+			const struct ibv_srq_init_attr_ex *a)
+{
+	uint32_t mask = a->comp_mask;
+	enum ibv_srq_type type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ?
+				 a->srq_type : IBV_SRQT_BASIC;
+
+	if (mask & ~SRQ_INIT_KNOWN)
+		return EINVAL;
+	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC &&
+	    type != IBV_SRQT_TM)
+		return EINVAL;
+	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !a->pd ||
+	    a->pd->context != context)
+		return EINVAL;
+	if (type == IBV_SRQT_XRC) {
+		if (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
+		    a->xrcd->context != context)
+			return EINVAL;
+		if (!(mask & IBV_SRQ_INIT_ATTR_CQ) || !a->cq ||
+		    a->cq->context != context)
+			return EINVAL;
+	}
+	if (type == IBV_SRQT_TM)
+		return (mask & IBV_SRQ_INIT_ATTR_TM) ? EOPNOTSUPP : EINVAL;
+	return caps_check(emu_ctx(context), &a->attr);
+}
+
+static struct ibv_srq *create(struct ibv_context *context,
+			      struct ibv_srq_init_attr_ex *a)
+{
+	struct emu_srq_attr ea = { 0 };
+	struct emu_srq *srq;
+	int rc;
+
+	rc = create_check(context, a);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	ea.type = (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? a->srq_type :
+							     IBV_SRQT_BASIC;
+	ea.srq_context = a->srq_context;
+	ea.pd = to_emu_pd(a->pd);
+	if (ea.type == IBV_SRQT_XRC) {
+		ea.cq = to_emu_cq(a->cq);
+		ea.xrcd = to_emu_xrcd(a->xrcd);
+	}
+	ea.max_wr = a->attr.max_wr;
+	ea.max_sge = a->attr.max_sge;
+	rc = emu_srq_create(emu_ctx(context), &ea, &srq);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	/* What was made, never less than what was asked. */
+	a->attr.max_wr = ea.max_wr;
+	a->attr.max_sge = ea.max_sge;
+	return &srq->ibv;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *srq_init_attr)
+{
+	struct ibv_srq_init_attr_ex a;
+	struct ibv_srq *srq;
+
+	if (!pd || !srq_init_attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.srq_context = srq_init_attr->srq_context;
+	a.attr = srq_init_attr->attr;
+	a.comp_mask = IBV_SRQ_INIT_ATTR_PD;
+	a.pd = pd;
+	srq = create(pd->context, &a);
+	if (srq) {
+		srq_init_attr->attr.max_wr = a.attr.max_wr;
+		srq_init_attr->attr.max_sge = a.attr.max_sge;
+	}
+	return srq;
+}
+
+static struct ibv_srq *op_create_srq_ex(struct ibv_context *context,
+					struct ibv_srq_init_attr_ex *a)
+{
+	if (!context || !a) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return create(context, a);
+}
+
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		   int srq_attr_mask)
+{
+	if (!srq || !srq_attr)
+		return EINVAL;
+	return emu_srq_modify(to_emu_srq(srq), srq_attr, srq_attr_mask);
+}
+
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
+{
+	if (!srq || !srq_attr)
+		return EINVAL;
+	emu_srq_query(to_emu_srq(srq), srq_attr);
+	return 0;
+}
+
+int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	if (!srq)
+		return EINVAL;
+	return emu_srq_destroy(to_emu_srq(srq));
+}
+
+static int op_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	if (!wr)
+		return 0;
+	return emu_srq_post_recv(to_emu_srq(srq), wr, bad_wr);
+}
+
+/* Every SRQ has a number; only XRC initiators have a use for it. */
+static int op_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	if (!srq || !srq_num)
+		return EINVAL;
+	*srq_num = to_emu_srq(srq)->srqn;
+	return 0;
+}
+
+static struct ibv_xrcd *op_open_xrcd(struct ibv_context *context,
+				     struct ibv_xrcd_init_attr *attr)
+{
+	const uint32_t need = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	struct emu_xrcd *x;
+	int rc;
+
+	if (!context || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* rdma-core's ibv_cmd_open_xrcd(): unknown bits are unsupported,
+	 * and both the fd (-1 for none) and the open flags must be given. */
+	if (attr->comp_mask & ~need) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & need) != need) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = emu_xrcd_open(emu_ctx(context), attr, &x);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return &x->ibv;
+}
+
+static int op_close_xrcd(struct ibv_xrcd *xrcd)
+{
+	if (!xrcd)
+		return EINVAL;
+	return emu_xrcd_close(to_emu_xrcd(xrcd));
+}
+
+/* Only an XRC target QP can be opened by number; the handle is the QP
+ * object itself (its qp_context stays the creator's), and the QP lives
+ * until every handle has been destroyed. */
+static struct ibv_qp *op_open_qp(struct ibv_context *context,
+				 struct ibv_qp_open_attr *attr)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+	struct emu_qp *qp;
+	int rc;
+
+	if (!context || !attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & need) != need || !attr->xrcd ||
+	    attr->xrcd->context != context ||
+	    attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = emu_qp_open_xrc(emu_ctx(context)->dev, attr->qp_num,
+			     to_emu_xrcd(attr->xrcd)->dom, &qp);
+	if (rc) {
+		errno = rc;
+		return NULL;
+	}
+	return emu_qp_ibv(qp);
+}
+
+void emu_verbs_set_srq_ops(struct verbs_context *vctx)
+{
+	vctx->context.ops.post_srq_recv = op_post_srq_recv;
+	vctx->create_srq_ex = op_create_srq_ex;
+	vctx->get_srq_num = op_get_srq_num;
+	vctx->open_xrcd = op_open_xrcd;
+	vctx->close_xrcd = op_close_xrcd;
+	vctx->open_qp = op_open_qp;
+}
