@@ -10,7 +10,8 @@ TESTS += $(CQ_UNIT_TESTS)
 
 # Public API only: the drop-in library and our verbs.h.
 tests_unit_test_cq_SOURCES = tests/unit/test_cq.c \
-	tests/unit/testlib.c tests/unit/testlib.h
+	tests/unit/testlib.c tests/unit/testlib.h \
+	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h
 tests_unit_test_cq_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cq_LDADD = libibverbs.la $(CHECK_LIBS)
 

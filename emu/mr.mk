@@ -16,6 +16,7 @@ tests_unit_test_mr_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=calloc
 
 # Public API only: the drop-in library and our verbs.h.
 tests_unit_test_pd_ah_SOURCES = tests/unit/test_pd_ah.c \
-	tests/unit/testlib.c tests/unit/testlib.h
+	tests/unit/testlib.c tests/unit/testlib.h \
+	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h
 tests_unit_test_pd_ah_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_pd_ah_LDADD = libibverbs.la $(CHECK_LIBS)

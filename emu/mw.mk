@@ -10,6 +10,7 @@ TESTS += tests/unit/test_mw
 
 # Public API only: the drop-in library and our verbs.h.
 tests_unit_test_mw_SOURCES = tests/unit/test_mw.c tests/unit/testlib.c \
-	tests/unit/testlib.h
+	tests/unit/testlib.h tests/unit/verbs_fixture.c \
+	tests/unit/verbs_fixture.h
 tests_unit_test_mw_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_mw_LDADD = libibverbs.la $(CHECK_LIBS)

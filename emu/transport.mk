@@ -14,7 +14,8 @@ check_PROGRAMS += $(TRANSPORT_UNIT_TESTS)
 TESTS += $(TRANSPORT_UNIT_TESTS)
 
 tests_unit_test_qp_SOURCES = tests/unit/test_qp.c tests/unit/testlib.c \
-	tests/unit/testlib.h
+	tests/unit/testlib.h tests/unit/verbs_fixture.c \
+	tests/unit/verbs_fixture.h
 tests_unit_test_qp_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_qp_LDADD = libibverbs.la $(CHECK_LIBS)
 

@@ -33,14 +33,16 @@ tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=calloc
 
 # Public API only: the drop-in library and our verbs.h.
 tests_unit_test_verbs_query_SOURCES = tests/unit/test_verbs_query.c \
-	tests/unit/testlib.c tests/unit/testlib.h
+	tests/unit/testlib.c tests/unit/testlib.h \
+	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h
 tests_unit_test_verbs_query_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_verbs_query_LDADD = libibverbs.la $(CHECK_LIBS)
 
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 check_PROGRAMS += tests/unit/test_gid_event
 tests_unit_test_gid_event_SOURCES = tests/unit/test_gid_event.c \
-	tests/unit/testlib.c tests/unit/testlib.h
+	tests/unit/testlib.c tests/unit/testlib.h \
+	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h
 tests_unit_test_gid_event_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_gid_event_LDADD = libibverbs.la $(CHECK_LIBS)
 TESTS += tests/unit/test_gid_event

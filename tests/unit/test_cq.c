@@ -12,21 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "tests/unit/testlib.h"
-
-static struct ibv_context *open_default(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
-	return ctx;
-}
+#include "tests/unit/verbs_fixture.h"
 
 static int max_cqe(struct ibv_context *ctx)
 {

@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 /* Runs in a network namespace of its own: nothing here touches the host's
  * interfaces. Addresses come from the benchmarking range 198.18.0.0/15. */
@@ -70,9 +71,8 @@ static void drain_events(struct ibv_context *ctx)
 
 static void in_namespace(void)
 {
-	struct ibv_device **list;
 	struct ibv_context *ctx;
-	int port = 0, n;
+	int port = 0;
 
 	sh("ip link add emv0 type veth peer name emv1");
 	sh("ip link set emv0 up && ip link set emv1 up");
@@ -80,11 +80,7 @@ static void in_namespace(void)
 	emu_test_write_config("[device emunet]\n[port emunet 1]\n"
 			      "netdev = emv0\n");
 
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_eq(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
+	ctx = open_only();
 	ck_assert_msg(table_has(ctx, "198.18.0.1"), "initial address missing");
 	/* The kernel may still be settling the new link (IPv6 link-local);
 	 * start from an empty queue so each check sees its own change. */
@@ -109,7 +105,6 @@ static void in_namespace(void)
 	ck_assert_int_eq(next_event(ctx, &port), -1);
 
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
-	ibv_free_device_list(list);
 }
 
 /* Check runs each test in a child process of its own, so the namespace

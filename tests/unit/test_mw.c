@@ -6,13 +6,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
 #include <check.h>
 #include <infiniband/verbs.h>
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 #define ALL_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		    IBV_ACCESS_REMOTE_ATOMIC)
@@ -20,29 +20,6 @@
 /* Where b's windows start in its guarded page, and how long they are. */
 #define WIN_OFF 256
 #define WIN_LEN 512
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	double end = now_ms() + 3000;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		ck_assert_int_ge(n, 0);
-		if (n)
-			return;
-		usleep(50);
-	} while (now_ms() < end);
-	ck_abort_msg("no completion within 3 s");
-}
 
 /* A QP and its CQ; b's memory is one page between two PROT_NONE pages. */
 struct side {
@@ -123,16 +100,8 @@ static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest)
 static void fx_open(struct fx *f, enum ibv_qp_type type,
 		    unsigned int mr_access)
 {
-	struct ibv_device **list;
-	int n = 0;
-
 	memset(f, 0, sizeof(*f));
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	f->ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(f->ctx);
-	ibv_free_device_list(list);
+	f->ctx = open_default();
 	f->pd = ibv_alloc_pd(f->ctx);
 	ck_assert_ptr_nonnull(f->pd);
 	ck_assert_int_eq(ibv_query_gid(f->ctx, 1, 0, &f->gid), 0);
@@ -202,7 +171,7 @@ static enum ibv_wc_status bind1(struct fx *f, struct ibv_mw *mw,
 
 	ck_assert_int_eq(ibv_bind_mw(f->b.qp, mw, &b), 0);
 	ck_assert_uint_eq(mw->rkey, ibv_inc_rkey(old));
-	wait_wc(f->b.cq, &wc);
+	wait_wc(f->b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 77);
 	if (wc.status == IBV_WC_SUCCESS)
 		ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
@@ -228,7 +197,7 @@ static enum ibv_wc_status bind2(struct fx *f, struct ibv_mw *mw,
 	wr.bind_mw.bind_info.length = len;
 	wr.bind_mw.bind_info.mw_access_flags = access;
 	ck_assert_int_eq(ibv_post_send(f->b.qp, &wr, &bad), 0);
-	wait_wc(f->b.cq, &wc);
+	wait_wc(f->b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 78);
 	if (wc.status == IBV_WC_SUCCESS)
 		ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
@@ -260,7 +229,7 @@ static enum ibv_wc_status remote_op(struct fx *f, enum ibv_wr_opcode op,
 		wr.wr.rdma.rkey = rkey;
 	}
 	ck_assert_int_eq(ibv_post_send(f->a.qp, &wr, &bad), 0);
-	wait_wc(f->a.cq, &wc);
+	wait_wc(f->a.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 5);
 	return wc.status;
 }
@@ -303,19 +272,13 @@ END_TEST
 
 START_TEST(t_max_mw)
 {
-	struct ibv_device **list;
 	struct ibv_device_attr attr;
 	struct ibv_context *ctx;
 	struct ibv_mw *mw[3];
 	struct ibv_pd *pd;
-	int n = 0;
 
 	emu_test_write_config("[device emu0]\nmax_mw = 2\n");
-	list = ibv_get_device_list(&n);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
+	ctx = open_default();
 	ck_assert_int_eq(ibv_query_device(ctx, &attr), 0);
 	ck_assert_int_eq(attr.max_mw, 2);
 	pd = ibv_alloc_pd(ctx);
@@ -340,18 +303,12 @@ END_TEST
 
 START_TEST(t_no_mw_configured)
 {
-	struct ibv_device **list;
 	struct ibv_device_attr attr;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	int n = 0;
 
 	emu_test_write_config("[device emu0]\nmax_mw = 0\n");
-	list = ibv_get_device_list(&n);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
+	ctx = open_default();
 	ck_assert_int_eq(ibv_query_device(ctx, &attr), 0);
 	ck_assert(!(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW));
 	pd = ibv_alloc_pd(ctx);
@@ -629,7 +586,7 @@ START_TEST(t_type2_local_inv)
 	/* Invalidated by its QP: the key reaches nothing after. */
 	wr.invalidate_rkey = rkey;
 	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), 0);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_LOCAL_INV);
 	ck_assert_uint_eq(wc.wr_id, 9);
@@ -685,13 +642,13 @@ static void local_inv_refused(int what)
 			bw.bind_mw.bind_info.mw_access_flags =
 				IBV_ACCESS_REMOTE_READ;
 			ck_assert_int_eq(ibv_post_send(f.a.qp, &bw, &bad), 0);
-			wait_wc(f.a.cq, &wc);
+			wait_wc(f.a.cq, &wc, 3000);
 			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		}
 		break;
 	}
 	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), 0);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
 	fx_close(&f);
@@ -733,7 +690,7 @@ START_TEST(t_type2_rules)
 		wr.bind_mw.bind_info.length = WIN_LEN;
 		wr.bind_mw.bind_info.mw_access_flags = ALL_REMOTE;
 		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
-		wait_wc(f.a.cq, &wc);
+		wait_wc(f.a.cq, &wc, 3000);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	}
 	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), rkey,
@@ -819,10 +776,10 @@ START_TEST(t_send_with_inv)
 	wr.sg_list = &ssge;
 	wr.invalidate_rkey = rkey;
 	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
-	wait_wc(f.a.cq, &wc);
+	wait_wc(f.a.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
@@ -858,9 +815,9 @@ START_TEST(t_send_with_inv_refused)
 	ck_assert_int_eq(ibv_post_recv(f.b.qp, &rw, &rbad), 0);
 	wr.invalidate_rkey = f.bmr->rkey;
 	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
-	wait_wc(f.a.cq, &wc);
+	wait_wc(f.a.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 30);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
 	/* The region is untouched by it and still registered. */
@@ -925,11 +882,11 @@ START_TEST(t_qp_ex)
 	bx->wr_id = 2;
 	ibv_wr_bind_mw(bx, m2, k2, &info);
 	ck_assert_int_eq(ibv_wr_complete(bx), 0);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
 	ck_assert_uint_eq(wc.wr_id, 1);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 2);
 	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), k1,
 				   8), IBV_WC_SUCCESS);
@@ -945,9 +902,9 @@ START_TEST(t_qp_ex)
 	ibv_wr_send_inv(ax, k1);
 	ibv_wr_set_sge(ax, f.amr->lkey, (uintptr_t)f.abuf, 16);
 	ck_assert_int_eq(ibv_wr_complete(ax), 0);
-	wait_wc(f.a.cq, &wc);
+	wait_wc(f.a.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
 	ck_assert_uint_eq(wc.invalidated_rkey, k1);
@@ -955,7 +912,7 @@ START_TEST(t_qp_ex)
 	bx->wr_id = 4;
 	ibv_wr_local_inv(bx, k2);
 	ck_assert_int_eq(ibv_wr_complete(bx), 0);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_LOCAL_INV);
 	/* Both windows are gone from the region: it may be deregistered. */
@@ -1012,13 +969,13 @@ START_TEST(t_ordering)
 	ck_assert_int_eq(ibv_post_send(f.b.qp, wr, &bad), 0);
 	/* a's region has no remote read: the READ fails, so the bind and
 	 * the invalidation after it are flushed, in order. */
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 2);
 	ck_assert_int_ne(wc.status, IBV_WC_SUCCESS);
-	wait_wc(f.b.cq, &wc);
+	wait_wc(f.b.cq, &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 3);
 	ck_assert_int_ne(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);

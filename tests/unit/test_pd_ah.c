@@ -13,6 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 static long pg;
 
@@ -28,26 +29,11 @@ static const char config_text[] = "[device emua]\n"
 				  "[port emua 2]\n"
 				  "link_layer = infiniband\n";
 
-static struct ibv_context *open_first(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 /* Opened with config_text in effect (each test is its own process). */
 static struct ibv_context *open_configured(void)
 {
 	emu_test_write_config(config_text);
-	return open_first();
+	return open_default();
 }
 
 static uint8_t *map_pages(size_t n, int prot)
@@ -96,7 +82,7 @@ static int reg_errno(struct ibv_pd *pd, void *addr, size_t len,
 
 START_TEST(t_alloc_pd)
 {
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *a, *b;
 
 	a = ibv_alloc_pd(ctx);
@@ -120,7 +106,7 @@ END_TEST
 
 START_TEST(t_dealloc_pd_busy)
 {
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_ah_attr attr;
 	struct ibv_mr *mr;
@@ -153,7 +139,7 @@ END_TEST
 
 START_TEST(t_reg_mr)
 {
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_mr *a, *b, *c;
 	char *buf = malloc(8192);
@@ -230,7 +216,7 @@ START_TEST(t_reg_mr_access_flags)
 		/* The local-write rule comes before anything else. */
 		{ IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND, EINVAL },
 	};
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	char buf[256];
 	unsigned int i;
@@ -258,7 +244,7 @@ END_TEST
 
 START_TEST(t_reg_mr_errors)
 {
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	uint8_t *buf, *ro;
 
@@ -285,8 +271,8 @@ END_TEST
 
 START_TEST(t_rereg_mr)
 {
-	struct ibv_context *ctx = open_first();
-	struct ibv_context *ctx2 = open_first();
+	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx2 = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx), *pd2 = ibv_alloc_pd(ctx);
 	struct ibv_pd *foreign = ibv_alloc_pd(ctx2);
 	uint8_t *buf, *hole;
@@ -453,7 +439,7 @@ static int ah_errno(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 
 START_TEST(t_create_ah)
 {
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_ah_attr attr;
 	struct ibv_ah *ah, *ah2;
@@ -584,7 +570,7 @@ static struct ibv_wc grh_wc(void)
 START_TEST(t_init_ah_from_wc_ipv4)
 {
 	static const uint8_t peer[4] = { 127, 9, 8, 7 };
-	struct ibv_context *ctx = open_first();
+	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	uint8_t expect[16] = { [10] = 0xff, [11] = 0xff };
 	struct ibv_ah_attr attr;

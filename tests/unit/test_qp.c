@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
 #include <check.h>
 #include <infiniband/verbs.h>
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 extern char **environ;
 
@@ -21,57 +21,6 @@ extern char **environ;
 #define ALL_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 #define BUF_LEN (256 * 1024)
-
-static struct ibv_context *open_default(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* One completion within ms milliseconds, or fail the test. */
-static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	double end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		ck_assert_int_ge(n, 0);
-		if (n)
-			return;
-		usleep(50);
-	} while (now_ms() < end);
-	ck_abort_msg("no completion within %d ms", ms);
-}
-
-/* No completion for ms milliseconds. */
-static void expect_no_wc(struct ibv_cq *cq, int ms)
-{
-	double end = now_ms() + ms;
-	struct ibv_wc wc;
-
-	do {
-		ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 0);
-		usleep(200);
-	} while (now_ms() < end);
-}
 
 /* A QP with its own CQ, and a registered buffer. */
 struct side {

@@ -14,25 +14,10 @@
 #include <infiniband/verbs.h>
 
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 #define GUID_PREFIX 0x02656d75u
 #define CANARY 0xa5
-
-/* The only device of the embedded default, opened. */
-static struct ibv_context *open_default(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_eq(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int all_bytes(const void *p, size_t len, uint8_t v)
 {
@@ -114,7 +99,7 @@ END_TEST
 
 START_TEST(t_query_device)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct ibv_device_attr a;
 
 	memset(&a, CANARY, sizeof(a));
@@ -136,7 +121,7 @@ END_TEST
 
 START_TEST(t_query_device_ex)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct ibv_query_device_ex_input in = {.comp_mask = 0};
 	struct ibv_device_attr_ex x;
 	struct ibv_device_attr a;
@@ -192,7 +177,7 @@ END_TEST
 
 START_TEST(t_query_port)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct ibv_port_attr a;
 
 	memset(&a, CANARY, sizeof(a));
@@ -225,7 +210,7 @@ END_TEST
  * port_cap_flags2): not one byte written past it. */
 START_TEST(t_query_port_short_struct)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct verbs_context *vctx = verbs_get_ctx_op(ctx, query_port);
 	struct ibv_port_attr full;
 	uint8_t buf[sizeof(struct ibv_port_attr) + 16];
@@ -265,7 +250,7 @@ END_TEST
 
 START_TEST(t_query_port_speed)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	uint64_t speed = 12345;
 
 	ck_assert_int_eq(ibv_query_port_speed(ctx, 1, &speed), 0);
@@ -286,7 +271,7 @@ END_TEST
 
 START_TEST(t_query_gid_ex)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct ibv_gid_entry e0, e1, e;
 	uint64_t guid = be64toh(ibv_get_device_guid(ctx->device));
 	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0,    0,
@@ -327,7 +312,7 @@ END_TEST
 
 START_TEST(t_query_gid_table)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct ibv_gid_entry t[5], e;
 	unsigned int i;
 
@@ -358,7 +343,7 @@ END_TEST
 
 START_TEST(t_query_gid)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct ibv_gid_entry e;
 	union ibv_gid g;
 
@@ -393,7 +378,7 @@ END_TEST
 
 START_TEST(t_query_pkey)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	__be16 p = 0x1111;
 
 	ck_assert_int_eq(ibv_query_pkey(ctx, 1, 0, &p), 0);
@@ -418,7 +403,7 @@ END_TEST
 
 START_TEST(t_async_fd)
 {
-	struct ibv_context *ctx = open_default();
+	struct ibv_context *ctx = open_only();
 	struct pollfd pfd = {.events = POLLIN};
 	struct ibv_async_event ev;
 	int fl;

@@ -1,0 +1,86 @@
+/* Shared by the unit tests that drive the public verbs API: opening the
+ * first device, a monotonic clock, and waiting for completions and events. */
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <infiniband/verbs.h>
+
+#include "tests/unit/verbs_fixture.h"
+
+/* only: the list must hold exactly one device, not just one or more. */
+static struct ibv_context *open_first(bool only)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	int n = -1;
+
+	list = ibv_get_device_list(&n);
+	ck_assert_ptr_nonnull(list);
+	if (only)
+		ck_assert_int_eq(n, 1);
+	else
+		ck_assert_int_ge(n, 1);
+	ctx = ibv_open_device(list[0]);
+	ck_assert_ptr_nonnull(ctx);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+struct ibv_context *open_default(void)
+{
+	return open_first(false);
+}
+
+struct ibv_context *open_only(void)
+{
+	return open_first(true);
+}
+
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	double end = now_ms() + ms;
+	int n;
+
+	/* Nap briefly between polls: completions come from the engine
+	 * thread within microseconds, a longer nap only slows the tests. */
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		ck_assert_int_ge(n, 0);
+		if (n)
+			return;
+		usleep(50);
+	} while (now_ms() < end);
+	ck_abort_msg("no completion within %d ms", ms);
+}
+
+void expect_no_wc(struct ibv_cq *cq, int ms)
+{
+	double end = now_ms() + ms;
+	struct ibv_wc wc;
+
+	/* Polls at least once, so ms == 0 still checks the queue is empty. */
+	do {
+		ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 0);
+		usleep(200);
+	} while (now_ms() < end);
+}
+
+bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev, int ms)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) <= 0)
+		return false;
+	ck_assert_int_eq(ibv_get_async_event(ctx, ev), 0);
+	return true;
+}

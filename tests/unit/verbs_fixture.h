@@ -1,0 +1,31 @@
+/* Shared by the unit tests that drive the public verbs API: opening the
+ * first device, a monotonic clock, and waiting for completions and events. */
+#ifndef EMU_VERBS_FIXTURE_H
+#define EMU_VERBS_FIXTURE_H
+
+#include <stdbool.h>
+
+#include <infiniband/verbs.h>
+
+/* The first device of the list, opened; fails the test when there is no
+ * device or it cannot be opened. The list itself is freed. */
+struct ibv_context *open_default(void);
+
+/* The same, but the list must hold exactly one device: for tests that run
+ * on the embedded default (or a one-device config) and rely on it. */
+struct ibv_context *open_only(void);
+
+/* CLOCK_MONOTONIC in milliseconds, for deadlines and elapsed times. */
+double now_ms(void);
+
+/* One completion into *wc within ms milliseconds, or fail the test. */
+void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+
+/* No completion on cq for ms milliseconds, or fail the test. */
+void expect_no_wc(struct ibv_cq *cq, int ms);
+
+/* The next async event of ctx into *ev within ms milliseconds: true, or
+ * false when none came. The caller acks it. */
+bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev, int ms);
+
+#endif
