@@ -6,7 +6,7 @@ EXTRA_DIST += tests/integration/lib.sh tests/integration/devinfo.sh \
 	tests/integration/install.sh tests/integration/pingpong.sh \
 	tests/integration/perftest.sh tests/integration/wire.sh \
 	tests/integration/wire_check.py tests/integration/rdma_core_suite.sh \
-	tests/integration/netns.sh tests/integration/bench.sh tests/integration/bench.sh
+	tests/integration/netns.sh tests/integration/bench.sh
 
 # Integration tests run the built tools and library.
 check_SCRIPTS += emuverbs
@@ -20,7 +20,7 @@ TESTS += tests/integration/devinfo.sh tests/integration/pyverbs.sh \
 	tests/integration/errpaths.sh tests/integration/install.sh \
 	tests/integration/pingpong.sh tests/integration/perftest.sh \
 	tests/integration/wire.sh tests/integration/rdma_core_suite.sh \
-	tests/integration/netns.sh
+	tests/integration/netns.sh tests/integration/bench.sh
 
 if HAVE_DEBIAN_VERBS
 # Built against the system header and library on purpose (no -I include):
