@@ -5,6 +5,7 @@
 
 #include "emu/device.h"
 #include "emu/speed.h"
+#include "emu/tm.h"
 
 /* Capabilities this HCA model has; a flag is listed only where the verbs it
  * promises behave as the flag says. */
@@ -73,6 +74,12 @@ void emu_device_fill_attr_ex(struct emu_device *dev,
 	memset(a, 0, sizeof(*a));
 	emu_device_fill_attr(dev, &a->orig_attr);
 	a->phys_port_cnt_ex = dev->nports;
+	/* Tag matching on RC (emu/tm.c), with mlx5's one SGE per tag. */
+	a->tm_caps.max_rndv_hdr_size = EMU_TM_RNDV_HDR;
+	a->tm_caps.max_num_tags = EMU_TM_MAX_TAGS;
+	a->tm_caps.flags = IBV_TM_CAP_RC;
+	a->tm_caps.max_ops = EMU_TM_MAX_OPS;
+	a->tm_caps.max_sge = EMU_TM_MAX_SGE;
 	/* Completion timestamps are not modelled: hca_core_clock stays 0. */
 }
 

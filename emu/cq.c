@@ -25,6 +25,9 @@ struct emu_cq_ring {
 	char pad1[60];
 	_Atomic uint32_t tail;
 	char pad2[60];
+	/* Tag-matching information of slot i (zero unless matched), beside
+	 * the ibv_wc ring rather than in it: struct ibv_wc has no room. */
+	struct ibv_wc_tm_info *tm;
 	struct ibv_wc slot[];
 };
 
@@ -59,9 +62,11 @@ static struct emu_cq_ring *ring_alloc(uint32_t limit)
 	/* Free-running 32-bit indexes tell full from empty up to 2^31. */
 	if (!limit || slots < limit)
 		return NULL;
-	r = malloc(sizeof(*r) + (size_t)slots * sizeof(struct ibv_wc));
+	r = malloc(sizeof(*r) + (size_t)slots * (sizeof(struct ibv_wc) +
+		   sizeof(struct ibv_wc_tm_info)));
 	if (!r)
 		return NULL;
+	r->tm = (struct ibv_wc_tm_info *)(void *)(r->slot + slots);
 	r->limit = limit;
 	r->mask = slots - 1;
 	atomic_init(&r->head, 0);
@@ -253,6 +258,14 @@ static void raise_cq_err(struct emu_cq *cq)
 
 int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited)
 {
+	return emu_cq_push_tm(cq, wc, NULL, solicited);
+}
+
+int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
+		   const struct ibv_wc_tm_info *tm, bool solicited)
+{
+	static const struct ibv_wc_tm_info none;
+
 	struct emu_cq_ring *r;
 	bool fire = false;
 	uint32_t t;
@@ -281,6 +294,7 @@ int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited)
 		return -ENOSPC;
 	}
 	r->slot[t & r->mask] = *wc;
+	r->tm[t & r->mask] = tm ? *tm : none;
 	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
 	/* IBTA: solicited-only fires for solicited and for error
 	 * completions; either arming is one-shot. */
@@ -503,10 +517,17 @@ static uint8_t ex_read_dlid_path_bits(struct ibv_cq_ex *c)
 	return cur(c)->dlid_path_bits;
 }
 
+static void ex_read_tm_info(struct ibv_cq_ex *c, struct ibv_wc_tm_info *tm)
+{
+	struct emu_cq *cq = ex_to_cq(c);
+
+	*tm = cq->ring->tm[cq->cur_idx & cq->ring->mask];
+}
+
 /* Every ring entry is a full ibv_wc, so each standard field can be read
  * whatever wc_flags asked for; the accessors of fields we never produce
- * (timestamps, CVLAN, flow tag, TM) stay NULL, as a provider leaves the
- * ones not requested. */
+ * (timestamps, CVLAN, flow tag) stay NULL, as a provider leaves the
+ * ones not requested; the TM one is set when the CQ asked for it. */
 static void ex_fill_ops(struct ibv_cq_ex *c)
 {
 	c->start_poll = ex_start_poll;
@@ -558,6 +579,8 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 	pthread_mutex_init(&cq->ibv.mutex, NULL);
 	pthread_cond_init(&cq->ibv.cond, NULL);
 	ex_fill_ops(&cq->ibv);
+	if (attr->wc_flags & IBV_WC_EX_WITH_TM_INFO)
+		cq->ibv.read_tm_info = ex_read_tm_info;
 	if (attr->channel) {
 		pthread_mutex_lock(&c->mutex);
 		attr->channel->ibv.refcnt++;
@@ -587,8 +610,10 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 		free(r);
 		return -EINVAL;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		r->slot[i] = old->slot[(h + i) & old->mask];
+		r->tm[i] = old->tm[(h + i) & old->mask];
+	}
 	atomic_store_explicit(&r->tail, n, memory_order_relaxed);
 	cq->ring = r;
 	cq->ibv.cqe = (int)size;
@@ -613,8 +638,10 @@ void emu_cq_clean(struct emu_cq *cq, uint32_t qpn)
 	for (i = h, w = h; i != t; i++) {
 		if (r->slot[i & r->mask].qp_num == qpn)
 			continue;
-		if (w != i)
+		if (w != i) {
 			r->slot[w & r->mask] = r->slot[i & r->mask];
+			r->tm[w & r->mask] = r->tm[i & r->mask];
+		}
 		w++;
 	}
 	atomic_store_explicit(&r->tail, w, memory_order_release);

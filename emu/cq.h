@@ -125,7 +125,7 @@ struct emu_cq_attr {
 	uint32_t max_cqe;		/* the device's limit */
 	void *cq_context;
 	struct emu_comp_channel *channel; /* NULL, or of the same context */
-	uint64_t wc_flags;		/* subset of IBV_WC_STANDARD_FLAGS */
+	uint64_t wc_flags;		/* standard flags, and TM_INFO */
 	uint32_t flags;			/* IBV_CREATE_CQ_ATTR_* */
 };
 
@@ -161,6 +161,10 @@ bool emu_cq_in_error(struct emu_cq *cq);
  * its caller's emu_cq_put(). In the error state, or when full with
  * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN, it also returns -ENOSPC: lost. */
 int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited);
+/* The same with the tag-matching information read_tm_info returns for it
+ * (NULL: zeros). */
+int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
+		   const struct ibv_wc_tm_info *tm, bool solicited);
 
 /* Remove every queued completion of QP qpn, keeping the others in order:
  * a QP moved to RESET leaves nothing behind in its CQs, as rdma-core's

@@ -157,6 +157,7 @@ void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 {
 	uint32_t cons = atomic_load_explicit(&qp->sq.cons,
 					     memory_order_relaxed);
+	struct emu_swqe copy;
 
 	struct ibv_wc wc = {
 		.wr_id = w->wr_id,
@@ -175,9 +176,46 @@ void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 		qp->req.idx = cons + 1;
 	/* The slot is free before the completion is visible: a program that
 	 * reposts as soon as it polls must find room (w is not read after). */
+	if (w->tm_op) {
+		/* The HCA's own work: the TM SRQ's CQ hears of it, after
+		 * the slot is free (so a FIN it queues finds room). */
+		copy = *w;
+		atomic_store_explicit(&qp->sq.cons, cons + 1,
+				      memory_order_release);
+		emu_tm_send_done(qp, &copy, status);
+		return;
+	}
 	atomic_store_explicit(&qp->sq.cons, cons + 1, memory_order_release);
 	if (report)
 		emu_cq_push(qp->scq, &wc, false);
+}
+
+int emu_qp_post_internal(struct emu_qp *qp, const struct emu_swqe *w,
+			 const void *data, uint32_t data_len)
+{
+	struct emu_wq *q = &qp->sq;
+	uint32_t prod, cons;
+	struct emu_swqe *slot;
+
+	if (sizeof(*w) + data_len > q->stride)
+		return ENOSPC;
+	/* Posters hold the lock only to fill a slot: taking it here keeps
+	 * their prod and ours apart. */
+	pthread_spin_lock(&q->lock);
+	prod = atomic_load_explicit(&q->prod, memory_order_relaxed);
+	cons = atomic_load_explicit(&q->cons, memory_order_acquire);
+	if (prod - cons >= q->size) {
+		pthread_spin_unlock(&q->lock);
+		return ENOSPC;
+	}
+	slot = emu_wq_slot(q, prod);
+	*slot = *w;
+	if (data_len)
+		memcpy(slot + 1, data, data_len);
+	atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
+	pthread_spin_unlock(&q->lock);
+	emu_doorbell_ring(qp->db);
+	return 0;
 }
 
 void emu_qp_complete_recv(struct emu_qp *qp, struct ibv_wc *wc,
@@ -234,6 +272,18 @@ static void flush_rq(struct emu_qp *qp)
 		};
 
 		emu_qp_complete_recv(qp, &wc, false);
+	}
+	/* So is a tag an eager message was filling: it completes flushed
+	 * rather than vanish from both the list and the CQ. */
+	if (qp->resp.tm_kind == EMU_TM_EAGER && qp->resp.in_msg) {
+		struct ibv_wc wc = {
+			.wr_id = qp->resp.tm.wr_id,
+			.status = IBV_WC_WR_FLUSH_ERR,
+			.opcode = IBV_WC_TM_RECV,
+		};
+
+		qp->resp.tm_kind = EMU_TM_NONE;
+		emu_tm_complete(qp, &wc, NULL, false);
 	}
 	if (!qp->rcq || qp->srq)
 		return;
@@ -458,7 +508,11 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	       sizeof(struct ibv_sge);
 	if (area < cap->max_inline_data)
 		area = cap->max_inline_data;
-	rc = wq_init(&qp->sq, cap->max_send_wr,
+	/* Room for the rendezvous READs and FINs the HCA itself sends on a
+	 * QP of a TM SRQ, beyond what the application may post. */
+	rc = wq_init(&qp->sq, cap->max_send_wr +
+		     (qp->srq && qp->srq->type == IBV_SRQT_TM ?
+		      EMU_TM_SQ_RESERVE : 0),
 		     sizeof(struct emu_swqe) + area);
 	if (!rc)
 		rc = wq_init(&qp->rq, cap->max_recv_wr,
@@ -1017,29 +1071,6 @@ int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr)
 	return post_send(qp, wr, &bad, true);
 }
 
-int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
-		  uint32_t max_sge)
-{
-	uint64_t len = 0;
-	int i;
-
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
-	    (wr->num_sge && !wr->sg_list))
-		return EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	/* No message can be longer than IBTA's 2 GiB. */
-	if (len > 0x80000000ull)
-		return EINVAL;
-	w->wr_id = wr->wr_id;
-	w->num_sge = (uint32_t)wr->num_sge;
-	w->length = (uint32_t)len;
-	if (wr->num_sge)
-		memcpy(w->sge, wr->sg_list,
-		       (size_t)wr->num_sge * sizeof(struct ibv_sge));
-	return 0;
-}
-
 int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
@@ -1054,6 +1085,9 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 						     memory_order_relaxed);
 		uint32_t cons = atomic_load_explicit(&q->cons,
 						     memory_order_acquire);
+		struct emu_rwqe *w;
+		uint64_t len = 0;
+		int i;
 
 		/* On an SRQ, or XRC: the QP has no receive queue. */
 		if (s == IBV_QPS_RESET || qp->srq ||
@@ -1066,10 +1100,25 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 			rc = ENOMEM;
 			break;
 		}
-		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr,
-				   qp->cap.max_recv_sge);
-		if (rc)
+		if (wr->num_sge < 0 ||
+		    (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			rc = EINVAL;
 			break;
+		}
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > 0x80000000ull) {
+			rc = EINVAL;
+			break;
+		}
+		w = emu_wq_slot(q, prod);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->length = (uint32_t)len;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
 		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
 		flush |= s == IBV_QPS_ERR;
 	}

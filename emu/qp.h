@@ -13,6 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/qp_ex.h"
+#include "emu/tm.h"
 
 struct emu_device;
 struct emu_context;
@@ -54,6 +55,11 @@ struct emu_swqe {
 	bool signaled;
 	bool inl;			/* data in the slot, not SGEs */
 	uint8_t status;			/* local error while sending */
+	/* Work the responder of a TM QP queued (EMU_TM_OP_*): it completes
+	 * on the TM SRQ's CQ, never on the send CQ; wr_id is the tag's. */
+	uint8_t tm_op;
+	uint32_t tm_priv;
+	uint64_t tm_tag;
 	/* Requester and completer (engine thread only). */
 	bool started;			/* PSNs assigned */
 	bool done;			/* READ/atomic: answer received */
@@ -95,12 +101,6 @@ static inline void *emu_wq_slot(const struct emu_wq *q, uint32_t idx)
 {
 	return q->slots + (size_t)(idx % q->size) * q->stride;
 }
-
-/* Check one receive WR (SGE count against max_sge, the 2 GiB message
- * limit) and copy it into w: what posting to an RQ and to an SRQ share.
- * 0 or EINVAL; w is scratch until the caller publishes it. */
-int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
-		  uint32_t max_sge);
 
 /* Responder resources: READs (so a duplicate can be answered again) and
  * atomics (whose result is replayed, never executed twice). */
@@ -155,6 +155,11 @@ struct emu_resp_state {
 	uint64_t w_va;			/* RDMA WRITE target */
 	uint32_t w_rkey, w_len, w_off;
 	bool w_err;
+	/* On a TM SRQ: what the message being received is, and for a
+	 * matched eager one its tag and the bytes placed in its buffer. */
+	enum emu_tm_kind tm_kind;
+	struct emu_tm_match tm;
+	uint32_t tm_off;
 	/* Coalesced ACK. */
 	bool ack_pending;
 	struct emu_qp *ack_next;
@@ -266,6 +271,11 @@ void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 /* Push a receive completion and retire the oldest RQ WQE. */
 void emu_qp_complete_recv(struct emu_qp *qp, struct ibv_wc *wc,
 			  bool solicited);
+/* Queue send work of the emulated HCA itself (a TM rendezvous READ or
+ * FIN) behind what the application posted: w, followed by sge_len bytes
+ * of SGEs or inline data. 0, or ENOSPC when the ring has no room. */
+int emu_qp_post_internal(struct emu_qp *qp, const struct emu_swqe *w,
+			 const void *data, uint32_t data_len);
 /* The state as the engine sees it. */
 static inline enum ibv_qp_state emu_qp_state(struct emu_qp *qp)
 {

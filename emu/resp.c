@@ -21,6 +21,7 @@ enum resp_res {
 	R_NAK_ACC,	/* remote access error */
 	R_NAK_OP,	/* remote operational error */
 	R_DROP,		/* silently ignored (UC, UD) */
+	R_PLAIN,	/* TM: no tag involved, place it as any SEND */
 };
 
 static uint32_t dest_qpn(struct emu_qp *qp)
@@ -171,6 +172,127 @@ static void recv_done(struct emu_qp *qp, struct emu_rwqe *w,
 	emu_qp_complete_recv(qp, &wc, bth_se(pkt->w.hdr));
 }
 
+/* ---- tag matching ------------------------------------------------------- */
+
+static bool on_tm_srq(const struct emu_qp *qp)
+{
+	return qp->srq && qp->srq->type == IBV_SRQT_TM;
+}
+
+/* The opcode a message placed in a plain WQE completes with. */
+static enum ibv_wc_opcode plain_opcode(const struct emu_qp *qp)
+{
+	switch (qp->resp.tm_kind) {
+	case EMU_TM_NO_TAG:
+		return IBV_WC_TM_NO_TAG;
+	case EMU_TM_UNEXP:
+		return IBV_WC_TM_RECV;
+	default:
+		return IBV_WC_RECV;
+	}
+}
+
+/* A matched eager message fails in its tag, and the QP with it. */
+static void tm_error(struct emu_qp *qp, enum ibv_wc_status status)
+{
+	struct ibv_wc wc = {
+		.wr_id = qp->resp.tm.wr_id,
+		.status = status,
+		.opcode = IBV_WC_TM_RECV,
+	};
+
+	/* Completed once: the flush of the QP's error must not again. */
+	qp->resp.tm_kind = EMU_TM_NONE;
+	emu_tm_complete(qp, &wc, NULL, false);
+}
+
+/* Eager data goes to the tag's buffer without the TMH. */
+static enum resp_res tm_eager(struct emu_qp *qp, struct emu_rx_pkt *pkt,
+			      uint32_t skip)
+{
+	uint32_t flags = pkt->w.info->flags, n = pkt->w.paylen - skip;
+	struct emu_resp_state *r = &qp->resp;
+	uint32_t room = r->tm.num_sge ? r->tm.sge.length : 0;
+	int rc;
+
+	if (r->tm_off + n > room) {
+		tm_error(qp, IBV_WC_LOC_LEN_ERR);
+		return R_NAK_INV;
+	}
+	if (n) {
+		rc = emu_sge_copy(qp, &r->tm.sge, r->tm.num_sge, r->tm_off,
+				  wire_payload(pkt->w.hdr) + skip, n, true);
+		if (rc) {
+			tm_error(qp, (enum ibv_wc_status)rc);
+			return R_NAK_OP;
+		}
+	}
+	r->tm_off += n;
+	if ((flags & WIRE_F_IETH) &&
+	    emu_mw_invalidate(qp, ieth_rkey(pkt->w.hdr))) {
+		tm_error(qp, IBV_WC_REM_INV_REQ_ERR);
+		return R_NAK_INV;
+	}
+	if (flags & WIRE_F_LAST) {
+		struct ibv_wc wc = {
+			.wr_id = r->tm.wr_id,
+			.status = IBV_WC_SUCCESS,
+			.opcode = IBV_WC_TM_RECV,
+			.byte_len = r->tm_off,
+			.wc_flags = IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID,
+		};
+
+		if (flags & WIRE_F_IMMDT) {
+			wc.imm_data = immdt_imm_be(pkt->w.hdr);
+			wc.wc_flags |= IBV_WC_WITH_IMM;
+		}
+		if (flags & WIRE_F_IETH) {
+			wc.invalidated_rkey = ieth_rkey(pkt->w.hdr);
+			wc.wc_flags |= IBV_WC_WITH_INV;
+		}
+		emu_tm_complete(qp, &wc, &r->tm, bth_se(pkt->w.hdr));
+	}
+	return R_ACK;
+}
+
+/*
+ * A SEND on a QP of a TM SRQ. Its first packet's TMH decides where the
+ * message goes (emu_tm_classify); a tag matched takes the eager data, or
+ * the rendezvous is started; everything else is R_PLAIN, for do_send to
+ * place in a plain WQE and complete with plain_opcode().
+ */
+static enum resp_res tm_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags, len = pkt->w.paylen;
+	struct emu_resp_state *r = &qp->resp;
+	uint8_t *pay = wire_payload(pkt->w.hdr);
+	struct emu_tm_match m;
+	bool have;
+
+	if (!(flags & WIRE_F_FIRST)) {
+		if (r->tm_kind == EMU_TM_EAGER)
+			return tm_eager(qp, pkt, 0);
+		return R_PLAIN;
+	}
+	/* Peek, not take: a matched message leaves the WQEs alone. */
+	have = qp->held_srq || emu_srq_has_wqe(qp->srq);
+	if (!emu_tm_classify(qp, pay, len, (flags & WIRE_F_LAST) != 0, have,
+			     &r->tm_kind, &m))
+		return R_NAK_INV;
+	switch (r->tm_kind) {
+	case EMU_TM_EAGER:
+		r->tm = m;
+		r->tm_off = 0;
+		return tm_eager(qp, pkt, EMU_TMH_LEN);
+	case EMU_TM_RNDV:
+		r->tm = m;
+		emu_tm_rndv(qp, &r->tm, pay, len, bth_se(pkt->w.hdr));
+		return R_ACK;
+	default:
+		return R_PLAIN;
+	}
+}
+
 /* ---- the operations ------------------------------------------------------ */
 
 static enum resp_res do_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
@@ -181,6 +303,12 @@ static enum resp_res do_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 
 	if (len > qp->mtu || (!(flags & WIRE_F_LAST) && len != qp->mtu))
 		return R_NAK_INV;
+	if (on_tm_srq(qp)) {
+		enum resp_res tr = tm_send(qp, pkt);
+
+		if (tr != R_PLAIN)
+			return tr;
+	}
 	w = rq_head(qp);
 	if (!w)
 		return R_RNR;
@@ -206,7 +334,7 @@ static enum resp_res do_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return R_NAK_INV;
 	}
 	if (flags & WIRE_F_LAST) {
-		recv_done(qp, w, pkt, IBV_WC_RECV, qp->resp.rwqe_off);
+		recv_done(qp, w, pkt, plain_opcode(qp), qp->resp.rwqe_off);
 		qp->resp.rwqe_off = 0;
 	}
 	return R_ACK;

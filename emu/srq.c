@@ -11,6 +11,7 @@
 #include "emu/engine.h"
 #include "emu/pd.h"
 #include "emu/srq.h"
+#include "emu/tm.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 
@@ -125,6 +126,7 @@ static void do_remove(void *p)
 
 static void srq_free(struct emu_srq *srq)
 {
+	emu_tm_destroy(srq);
 	free(srq->rq.slots);
 	pthread_spin_destroy(&srq->rq.lock);
 	pthread_mutex_destroy(&srq->lock);
@@ -163,6 +165,11 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	srq->type = attr->type;
 	srq->max_sge = max_sge;
 	srq->max_wr = max_wr;
+	if (attr->type == IBV_SRQT_TM &&
+	    emu_tm_create(srq, attr->max_num_tags, attr->max_ops)) {
+		srq_free(srq);
+		return ENOMEM;
+	}
 
 	call.srq = srq;
 	emu_engine_call(ctx->dev->engine, do_insert, &call);
@@ -310,14 +317,32 @@ int emu_srq_post_recv(struct emu_srq *srq, struct ibv_recv_wr *wr,
 						     memory_order_relaxed);
 		uint32_t cons = atomic_load_explicit(&q->cons,
 						     memory_order_acquire);
+		struct emu_rwqe *w;
+		uint64_t len = 0;
+		int i;
 
 		if (prod - cons >= q->size) {
 			rc = ENOMEM;
 			break;
 		}
-		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr, srq->max_sge);
-		if (rc)
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			rc = EINVAL;
 			break;
+		}
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > 0x80000000ull) {
+			rc = EINVAL;
+			break;
+		}
+		w = emu_wq_slot(q, prod);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->length = (uint32_t)len;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
 		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
 	}
 	pthread_spin_unlock(&q->lock);
@@ -339,6 +364,12 @@ static void limit_event(struct emu_srq *srq)
 
 	if (!emu_async_push(&srq->ctx->async, &ev))
 		srq->events_raised++;
+}
+
+bool emu_srq_has_wqe(struct emu_srq *srq)
+{
+	return atomic_load_explicit(&srq->rq.cons, memory_order_relaxed) !=
+	       atomic_load_explicit(&srq->rq.prod, memory_order_acquire);
 }
 
 bool emu_srq_take(struct emu_srq *srq, struct emu_rwqe *dst)

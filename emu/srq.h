@@ -17,6 +17,7 @@ struct emu_context;
 struct emu_device;
 struct emu_pd;
 struct emu_cq;
+struct emu_tm;
 
 /*
  * An XRC domain. Without a kernel, "sharing through a file" can only mean
@@ -67,6 +68,7 @@ struct emu_srq {
 	atomic_int users;		/* QPs associated with it */
 	uint32_t events_raised;		/* engine thread and destroy */
 	bool in_table;
+	struct emu_tm *tm;		/* IBV_SRQT_TM: its tag list */
 };
 
 static inline struct emu_srq *to_emu_srq(struct ibv_srq *s)
@@ -91,6 +93,8 @@ struct emu_srq_attr {
 	struct emu_xrcd *xrcd;		/* XRC only */
 	uint32_t max_wr;		/* in: asked; out: made (>=) */
 	uint32_t max_sge;
+	uint32_t max_num_tags;		/* TM only */
+	uint32_t max_ops;		/* TM only */
 };
 
 /* 0 and *out, or a positive errno (ENOMEM: no memory or max_srq live). */
@@ -125,6 +129,9 @@ struct emu_srq *emu_srq_lookup(struct emu_device *dev, uint32_t srqn);
  * false when the SRQ is empty. Raises IBV_EVENT_SRQ_LIMIT_REACHED when
  * this leaves fewer WQEs than an armed limit, and disarms it. */
 bool emu_srq_take(struct emu_srq *srq, struct emu_rwqe *dst);
+/* Whether a WQE is posted (a take would succeed): only the engine takes,
+ * so the answer holds until it does. */
+bool emu_srq_has_wqe(struct emu_srq *srq);
 
 /* XRC domains. */
 int emu_xrcd_open(struct emu_context *ctx,

@@ -147,8 +147,10 @@ static struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
 		return NULL;
 	}
 	/* rdma-core refuses the fields a provider cannot report with
-	 * EOPNOTSUPP; we report exactly the standard ones. */
-	if (ia->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) {
+	 * EOPNOTSUPP; we report the standard ones and, for tag-matching
+	 * SRQs, the TM information. */
+	if (ia->wc_flags & ~((uint64_t)IBV_WC_STANDARD_FLAGS |
+			     IBV_WC_EX_WITH_TM_INFO)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

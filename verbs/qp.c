@@ -26,8 +26,13 @@ static int create_supported(struct ibv_context *context,
 	     init->recv_cq->context != context))
 		return EINVAL;
 	if (init->srq && init->qp_type != IBV_QPT_XRC_SEND &&
-	    (init->srq->context != context ||
-	     to_emu_srq(init->srq)->type != IBV_SRQT_BASIC))
+	    init->srq->context != context)
+		return EINVAL;
+	/* Tag matching is offered on RC only (tm_caps.flags). */
+	if (init->srq && init->qp_type != IBV_QPT_XRC_SEND &&
+	    to_emu_srq(init->srq)->type != IBV_SRQT_BASIC &&
+	    (to_emu_srq(init->srq)->type != IBV_SRQT_TM ||
+	     init->qp_type != IBV_QPT_RC))
 		return EINVAL;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "emu/srq.h"
+#include "emu/tm.h"
 #include "verbs/srq_ops.h"
 
 #define SRQ_INIT_KNOWN (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |	\
@@ -26,10 +27,10 @@ static int caps_check(struct emu_context *ctx, const struct ibv_srq_attr *a)
 
 /*
  * Errors, as rdma-core and the kernel give them: EINVAL for unknown mask
- * bits or type, a missing PD (any type), XRC domain or CQ (XRC), tm_cap
- * (TM), objects of another context, or sizes past the device's limits;
- * ENOMEM at max_srq or without memory; EOPNOTSUPP for tag matching, which
- * this device does not emulate (its tm_caps are zero).
+ * bits or type, a missing PD (any type), XRC domain or CQ (XRC and TM),
+ * tm_cap (TM) or a tm_cap outside tm_caps (none of its two may be 0),
+ * objects of another context, or sizes past the device's limits; ENOMEM
+ * at max_srq or without memory.
  */
 static int create_check(struct ibv_context *context,
 			const struct ibv_srq_init_attr_ex *a)
@@ -46,16 +47,20 @@ static int create_check(struct ibv_context *context,
 	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !a->pd ||
 	    a->pd->context != context)
 		return EINVAL;
-	if (type == IBV_SRQT_XRC) {
-		if (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
-		    a->xrcd->context != context)
-			return EINVAL;
-		if (!(mask & IBV_SRQ_INIT_ATTR_CQ) || !a->cq ||
-		    a->cq->context != context)
-			return EINVAL;
-	}
-	if (type == IBV_SRQT_TM)
-		return (mask & IBV_SRQ_INIT_ATTR_TM) ? EOPNOTSUPP : EINVAL;
+	if (type == IBV_SRQT_XRC &&
+	    (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
+	     a->xrcd->context != context))
+		return EINVAL;
+	/* XRC and TM SRQs complete into a CQ of their own. */
+	if ((type == IBV_SRQT_XRC || type == IBV_SRQT_TM) &&
+	    (!(mask & IBV_SRQ_INIT_ATTR_CQ) || !a->cq ||
+	     a->cq->context != context))
+		return EINVAL;
+	if (type == IBV_SRQT_TM &&
+	    (!(mask & IBV_SRQ_INIT_ATTR_TM) || !a->tm_cap.max_num_tags ||
+	     a->tm_cap.max_num_tags > EMU_TM_MAX_TAGS ||
+	     !a->tm_cap.max_ops || a->tm_cap.max_ops > EMU_TM_MAX_OPS))
+		return EINVAL;
 	return caps_check(emu_ctx(context), &a->attr);
 }
 
@@ -78,6 +83,11 @@ static struct ibv_srq *create(struct ibv_context *context,
 	if (ea.type == IBV_SRQT_XRC) {
 		ea.cq = to_emu_cq(a->cq);
 		ea.xrcd = to_emu_xrcd(a->xrcd);
+	}
+	if (ea.type == IBV_SRQT_TM) {
+		ea.cq = to_emu_cq(a->cq);
+		ea.max_num_tags = a->tm_cap.max_num_tags;
+		ea.max_ops = a->tm_cap.max_ops;
 	}
 	ea.max_wr = a->attr.max_wr;
 	ea.max_sge = a->attr.max_sge;
@@ -154,6 +164,20 @@ static int op_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	if (!wr)
 		return 0;
 	return emu_srq_post_recv(to_emu_srq(srq), wr, bad_wr);
+}
+
+/* Tag-list operations: only a TM SRQ has a list (mlx5: EINVAL). */
+static int op_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+			   struct ibv_ops_wr **bad_wr)
+{
+	if (!srq || to_emu_srq(srq)->type != IBV_SRQT_TM) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return EINVAL;
+	}
+	if (!wr)
+		return 0;
+	return emu_tm_post_ops(to_emu_srq(srq), wr, bad_wr);
 }
 
 /* Every SRQ has a number; only XRC initiators have a use for it. */
@@ -239,6 +263,7 @@ void emu_verbs_set_srq_ops(struct verbs_context *vctx)
 {
 	vctx->context.ops.post_srq_recv = op_post_srq_recv;
 	vctx->create_srq_ex = op_create_srq_ex;
+	vctx->post_srq_ops = op_post_srq_ops;
 	vctx->get_srq_num = op_get_srq_num;
 	vctx->open_xrcd = op_open_xrcd;
 	vctx->close_xrcd = op_close_xrcd;
