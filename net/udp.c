@@ -59,6 +59,19 @@ static int setopt(int fd, int level, int name, int val)
 	return setsockopt(fd, level, name, &val, sizeof(val)) ? -errno : 0;
 }
 
+/* Socket buffers as deep as a NIC's: the FORCE option passes the system's
+ * rmem_max/wmem_max where we have CAP_NET_ADMIN (a stock kernel caps plain
+ * requests at about 208 KiB, which a burst overflows while the engine
+ * waits for a core); otherwise as much as the caps allow. */
+#define EMU_UDP_SNDBUF (4 << 20)
+#define EMU_UDP_RCVBUF (16 << 20)
+
+static void deep_buffer(int fd, int force, int plain, int bytes)
+{
+	if (setopt(fd, SOL_SOCKET, force, bytes))
+		setopt(fd, SOL_SOCKET, plain, bytes);
+}
+
 /* What the kernel must do for the ICRC to hold: never fragment, and so
  * send IPv4 with DF set and identification 0. */
 static int tx_socket(const struct emu_udp *u, uint16_t *port)
@@ -80,7 +93,7 @@ static int tx_socket(const struct emu_udp *u, uint16_t *port)
 	if (rc)
 		goto fail;
 	/* Large enough for a window of full-size packets in one go. */
-	setopt(fd, SOL_SOCKET, SO_SNDBUF, 4 << 20);
+	deep_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, EMU_UDP_SNDBUF);
 	if (u->family == AF_INET) {
 		s4.sin_addr.s_addr = u->local.s6_addr32[3];
 		rc = bind(fd, (struct sockaddr *)&s4, sizeof(s4));
@@ -426,8 +439,8 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 		setopt(rx_fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
 	}
 	/* Bursts of a whole send window must not overflow the default
-	 * receive buffer (a loss costs a retransmission). */
-	setopt(rx_fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
+	 * receive buffer (a loss costs RC a retransmission, UC a message). */
+	deep_buffer(rx_fd, SO_RCVBUFFORCE, SO_RCVBUF, EMU_UDP_RCVBUF);
 
 	u->rx_buf = malloc((size_t)EMU_UDP_BATCH * EMU_UDP_BUF);
 	u->rx_ctl = calloc(EMU_UDP_BATCH, RX_CTL_LEN);

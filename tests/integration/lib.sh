@@ -54,8 +54,10 @@ finish() {
 # scripts of one `make check` start together with nearby pids, so each gets
 # a block of 32 ports of its own rather than a start point that a
 # neighbour's run of ports could reach; in the block, a port something
-# already listens on is passed over.
-_port=$((20000 + ($$ % 1000) * 32))
+# already listens on is passed over. The blocks stay below the kernel's
+# ephemeral range (32768 up), where a client connection's local port
+# could take the port a server is about to listen on.
+_port=$((10000 + ($$ % 700) * 32))
 _port_end=$((_port + 32))
 next_port() {
 	while :; do
