@@ -1071,6 +1071,29 @@ int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr)
 	return post_send(qp, wr, &bad, true);
 }
 
+int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
+		  uint32_t max_sge)
+{
+	uint64_t len = 0;
+	int i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	/* No message can be longer than IBTA's 2 GiB. */
+	if (len > 0x80000000ull)
+		return EINVAL;
+	w->wr_id = wr->wr_id;
+	w->num_sge = (uint32_t)wr->num_sge;
+	w->length = (uint32_t)len;
+	if (wr->num_sge)
+		memcpy(w->sge, wr->sg_list,
+		       (size_t)wr->num_sge * sizeof(struct ibv_sge));
+	return 0;
+}
+
 int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
@@ -1085,9 +1108,6 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 						     memory_order_relaxed);
 		uint32_t cons = atomic_load_explicit(&q->cons,
 						     memory_order_acquire);
-		struct emu_rwqe *w;
-		uint64_t len = 0;
-		int i;
 
 		/* On an SRQ, or XRC: the QP has no receive queue. */
 		if (s == IBV_QPS_RESET || qp->srq ||
@@ -1100,25 +1120,10 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 			rc = ENOMEM;
 			break;
 		}
-		if (wr->num_sge < 0 ||
-		    (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
-		    (wr->num_sge && !wr->sg_list)) {
-			rc = EINVAL;
+		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr,
+				   qp->cap.max_recv_sge);
+		if (rc)
 			break;
-		}
-		for (i = 0; i < wr->num_sge; i++)
-			len += wr->sg_list[i].length;
-		if (len > 0x80000000ull) {
-			rc = EINVAL;
-			break;
-		}
-		w = emu_wq_slot(q, prod);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		w->length = (uint32_t)len;
-		if (wr->num_sge)
-			memcpy(w->sge, wr->sg_list,
-			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
 		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
 		flush |= s == IBV_QPS_ERR;
 	}

@@ -102,6 +102,12 @@ static inline void *emu_wq_slot(const struct emu_wq *q, uint32_t idx)
 	return q->slots + (size_t)(idx % q->size) * q->stride;
 }
 
+/* Check one receive WR (SGE count against max_sge, the 2 GiB message
+ * limit) and copy it into w: what posting to an RQ and to an SRQ share.
+ * 0 or EINVAL; w is scratch until the caller publishes it. */
+int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
+		  uint32_t max_sge);
+
 /* Responder resources: READs (so a duplicate can be answered again) and
  * atomics (whose result is replayed, never executed twice). */
 struct emu_rd_res {

@@ -317,32 +317,14 @@ int emu_srq_post_recv(struct emu_srq *srq, struct ibv_recv_wr *wr,
 						     memory_order_relaxed);
 		uint32_t cons = atomic_load_explicit(&q->cons,
 						     memory_order_acquire);
-		struct emu_rwqe *w;
-		uint64_t len = 0;
-		int i;
 
 		if (prod - cons >= q->size) {
 			rc = ENOMEM;
 			break;
 		}
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge ||
-		    (wr->num_sge && !wr->sg_list)) {
-			rc = EINVAL;
+		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr, srq->max_sge);
+		if (rc)
 			break;
-		}
-		for (i = 0; i < wr->num_sge; i++)
-			len += wr->sg_list[i].length;
-		if (len > 0x80000000ull) {
-			rc = EINVAL;
-			break;
-		}
-		w = emu_wq_slot(q, prod);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		w->length = (uint32_t)len;
-		if (wr->num_sge)
-			memcpy(w->sge, wr->sg_list,
-			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
 		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
 	}
 	pthread_spin_unlock(&q->lock);

@@ -12,7 +12,8 @@ TESTS += $(SRQ_UNIT_TESTS) tests/integration/srq.sh
 EXTRA_DIST += tests/integration/srq.sh
 
 tests_unit_test_srq_SOURCES = tests/unit/test_srq.c tests/unit/testlib.c \
-	tests/unit/testlib.h verbs/srq.c verbs/qp.c verbs/qp_ex.c \
+	tests/unit/testlib.h tests/unit/verbs_fixture.c \
+	tests/unit/verbs_fixture.h verbs/srq.c verbs/qp.c verbs/qp_ex.c \
 	verbs/ops.c verbs/cq.c verbs/async.c verbs/pd_mr.c verbs/device.c \
 	verbs/query.c verbs/sysfs.c verbs/unsupported.c verbs/strings.c \
 	verbs/rate.c

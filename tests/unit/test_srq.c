@@ -3,7 +3,6 @@
  * destroy rules, XRC domains and traffic, and allocation failures. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -11,79 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <check.h>
 #include <infiniband/verbs.h>
 
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 #define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		IBV_ACCESS_REMOTE_READ)
 #define BUF_LEN (64 * 1024)
 #define MSG 64
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static struct ibv_context *open_default(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
-static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	double end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		ck_assert_int_ge(n, 0);
-		if (n)
-			return;
-		usleep(50);
-	} while (now_ms() < end);
-	ck_abort_msg("no completion within %d ms", ms);
-}
-
-static void expect_no_wc(struct ibv_cq *cq, int ms)
-{
-	double end = now_ms() + ms;
-	struct ibv_wc wc;
-
-	do {
-		ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 0);
-		usleep(200);
-	} while (now_ms() < end);
-}
-
-/* The next async event within ms, or false. */
-static bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev,
-		      int ms)
-{
-	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
-
-	if (poll(&p, 1, ms) <= 0)
-		return false;
-	ck_assert_int_eq(ibv_get_async_event(ctx, ev), 0);
-	return true;
-}
 
 /* ---- fixture ------------------------------------------------------------ */
 
