@@ -194,20 +194,19 @@ int emu_qp_post_internal(struct emu_qp *qp, const struct emu_swqe *w,
 			 const void *data, uint32_t data_len)
 {
 	struct emu_wq *q = &qp->sq;
-	uint32_t prod, cons;
 	struct emu_swqe *slot;
+	uint32_t prod;
 
 	if (sizeof(*w) + data_len > q->stride)
 		return ENOSPC;
 	/* Posters hold the lock only to fill a slot: taking it here keeps
 	 * their prod and ours apart. */
 	pthread_spin_lock(&q->lock);
-	prod = atomic_load_explicit(&q->prod, memory_order_relaxed);
-	cons = atomic_load_explicit(&q->cons, memory_order_acquire);
-	if (prod - cons >= q->size) {
+	if (emu_wq_in_use(q) >= q->size) {
 		pthread_spin_unlock(&q->lock);
 		return ENOSPC;
 	}
+	prod = atomic_load_explicit(&q->prod, memory_order_relaxed);
 	slot = emu_wq_slot(q, prod);
 	*slot = *w;
 	if (data_len)
@@ -1028,8 +1027,6 @@ static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 		enum ibv_qp_state s = emu_qp_state(qp);
 		uint32_t prod = atomic_load_explicit(&q->prod,
 						     memory_order_relaxed);
-		uint32_t cons = atomic_load_explicit(&q->cons,
-						     memory_order_acquire);
 		uint64_t len;
 		bool inl;
 
@@ -1038,7 +1035,7 @@ static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 			rc = EINVAL;
 			break;
 		}
-		if (prod - cons >= qp->cap.max_send_wr) {
+		if (emu_wq_in_use(q) >= qp->cap.max_send_wr) {
 			rc = ENOMEM;
 			break;
 		}
@@ -1106,8 +1103,6 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 		enum ibv_qp_state s = emu_qp_state(qp);
 		uint32_t prod = atomic_load_explicit(&q->prod,
 						     memory_order_relaxed);
-		uint32_t cons = atomic_load_explicit(&q->cons,
-						     memory_order_acquire);
 
 		/* On an SRQ, or XRC: the QP has no receive queue. */
 		if (s == IBV_QPS_RESET || qp->srq ||
@@ -1116,7 +1111,7 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 			rc = EINVAL;
 			break;
 		}
-		if (prod - cons >= qp->cap.max_recv_wr) {
+		if (emu_wq_in_use(q) >= qp->cap.max_recv_wr) {
 			rc = ENOMEM;
 			break;
 		}

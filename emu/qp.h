@@ -102,6 +102,14 @@ static inline void *emu_wq_slot(const struct emu_wq *q, uint32_t idx)
 	return q->slots + (size_t)(idx % q->size) * q->stride;
 }
 
+/* Slots in use, as a poster holding q->lock sees them: its own prod, and
+ * the engine's cons with the slots it has released. */
+static inline uint32_t emu_wq_in_use(const struct emu_wq *q)
+{
+	return atomic_load_explicit(&q->prod, memory_order_relaxed) -
+	       atomic_load_explicit(&q->cons, memory_order_acquire);
+}
+
 /* Check one receive WR (SGE count against max_sge, the 2 GiB message
  * limit) and copy it into w: what posting to an RQ and to an SRQ share.
  * 0 or EINVAL; w is scratch until the caller publishes it. */

@@ -315,10 +315,8 @@ int emu_srq_post_recv(struct emu_srq *srq, struct ibv_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		uint32_t prod = atomic_load_explicit(&q->prod,
 						     memory_order_relaxed);
-		uint32_t cons = atomic_load_explicit(&q->cons,
-						     memory_order_acquire);
 
-		if (prod - cons >= q->size) {
+		if (emu_wq_in_use(q) >= q->size) {
 			rc = ENOMEM;
 			break;
 		}
