@@ -1,4 +1,25 @@
-# The emulated HCA core: devices, ports, contexts, async events, engine.
-libemucore_la_SOURCES += emu/device.c emu/device.h emu/attr.c \
-	emu/async.c emu/async.h emu/engine.c emu/engine.h
+# emu/: the emulated HCA (devices, ports, configuration and speed model, GID
+# tables and their rtnetlink follower, PD/MR/MW/AH, CQ, SRQ and tag
+# matching, the QP state machine and the RC/UC/UD transport engines).
+libemucore_la_SOURCES = \
+	emu/device.c emu/device.h emu/attr.c \
+	emu/async.c emu/async.h \
+	emu/engine.c emu/engine.h \
+	emu/config.c emu/config.h \
+	emu/speed.c emu/speed.h \
+	emu/gid.c emu/gid.h \
+	emu/netlink.c emu/netlink.h \
+	emu/mr.c emu/mr.h emu/pd.h \
+	emu/mw.c emu/mw.h \
+	emu/ah.c emu/ah.h \
+	emu/cq.c emu/cq.h \
+	emu/srq.c emu/srq.h \
+	emu/tm.c emu/tm.h \
+	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
+	emu/qp.c emu/qp.h \
+	emu/transport.c emu/transport.h \
+	emu/rx.c emu/req.c emu/resp.c emu/comp.c
+libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
+libemucore_la_LIBADD = libemunet.la $(NLROUTE_LIBS) $(INIH_LIBS) $(EV_LIBS)
 
+EXTRA_DIST += doc/configuration.md doc/design-notes.md

@@ -5,7 +5,7 @@ set -e
 
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libev-dev check libnl-3-dev libnl-route-3-dev libinih-dev \
-zlib1g-dev libpcap-dev"
+zlib1g-dev"
 # The reference header (ABI test only), the RDMA programs the integration
 # tests run unmodified, and the wire-inspection tools.
 TEST_PKGS="libibverbs-dev ibverbs-utils perftest python3-pyverbs \

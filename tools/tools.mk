@@ -1,12 +1,18 @@
-# The emuverbs command (a shell front end) and the programs it runs.
+# tools/: the emuverbs command (a shell front end) and the programs it runs;
+# twohost (fork, one QP pair) is a convenience library the demo, the bench
+# and two integration tests share.
+noinst_LTLIBRARIES += libtwohost.la
+libtwohost_la_SOURCES = tools/twohost.c tools/twohost.h
+
 emutooldir = $(pkglibexecdir)
 emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo \
 	tools/emuverbs-bench
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
-# twohost (fork, one QP pair) is shared with tests/datacheck.mk.
-tools_emuverbs_demo_SOURCES = tools/demo.c tools/twohost.c tools/twohost.h
-tools_emuverbs_demo_LDADD = libibverbs.la
+tools_emuverbs_demo_SOURCES = tools/demo.c
+tools_emuverbs_demo_LDADD = libtwohost.la libibverbs.la
+tools_emuverbs_bench_SOURCES = tools/bench.c
+tools_emuverbs_bench_LDADD = libtwohost.la libibverbs.la
 
 bin_SCRIPTS += emuverbs
 CLEANFILES += emuverbs
@@ -16,5 +22,3 @@ emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 		-e 's|@emutooldir[@]|$(emutooldir)|g' \
 		-e 's|@sanpreload[@]|$(SAN_PRELOAD)|g' \
 		$(top_srcdir)/tools/emuverbs.in > $@ && chmod +x $@
-tools_emuverbs_bench_SOURCES = tools/bench.c tools/twohost.c tools/twohost.h
-tools_emuverbs_bench_LDADD = libibverbs.la

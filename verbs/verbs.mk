@@ -1,5 +1,19 @@
-# The verbs front end: exported entry points, argument checks, ops tables.
-libibverbs_la_SOURCES += verbs/device.c verbs/query.c verbs/async.c \
-	verbs/ops.c verbs/ops.h verbs/sysfs.c
+# verbs/: the front end (every exported ibv_* entry point, argument checks,
+# the ops tables into emu/, the EOPNOTSUPP rest, the *_str/rate/fork and
+# sysfs helpers) as a convenience library, and libibverbs.so.1 made of it
+# and the core with rdma-core's symbol versions.
+libemufront_la_SOURCES = \
+	verbs/device.c verbs/query.c verbs/async.c \
+	verbs/ops.c verbs/ops.h verbs/sysfs.c \
+	verbs/pd_mr.c verbs/cq.c verbs/cq_ops.h \
+	verbs/qp.c verbs/qp_ops.h verbs/qp_ex.c \
+	verbs/srq.c verbs/srq_ops.h \
+	verbs/mw.c verbs/mw_ops.h \
+	verbs/unsupported.c verbs/strings.c verbs/rate.c
 
-libibverbs_la_SOURCES += verbs/pd_mr.c verbs/cq.c verbs/qp.c
+libibverbs_la_SOURCES =
+libibverbs_la_LIBADD = libemufront.la libemucore.la
+libibverbs_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
+	-Wl,--no-undefined -Wl,--version-script=$(top_srcdir)/verbs/libibverbs.map
+EXTRA_libibverbs_la_DEPENDENCIES = $(top_srcdir)/verbs/libibverbs.map
+EXTRA_DIST += verbs/libibverbs.map

@@ -89,8 +89,8 @@ expect "path MTU 4096 over a 1500-byte link is refused" "$WORK/m.both" \
 lossy() {
 	ip netns exec "$1" tc qdisc add dev "$2" root netem delay 1ms 1ms \
 		loss 3% reorder 10% 50% 2>/dev/null && return 0
-	ip netns exec "$1" tc qdisc add dev "$2" root tbf rate 300mbit \
-		burst 10000 latency 1ms
+	ip netns exec "$1" tc qdisc add dev "$2" root tbf rate 100mbit \
+		burst 10000 limit 20000
 }
 drops() {
 	ip netns exec "$1" tc -s qdisc show dev "$2" |

@@ -1,0 +1,34 @@
+# tests/integration/: unmodified Debian programs (ibverbs-utils, perftest,
+# pyverbs, rdma-core's own suite) through `emuverbs run`, programs of ours
+# over the public API, the wire as tshark and scapy see it, namespaces.
+INTEG_TESTS = tests/integration/devinfo.sh \
+	tests/integration/pyverbs.sh tests/integration/errpaths.sh \
+	tests/integration/install.sh tests/integration/pingpong.sh \
+	tests/integration/perftest.sh tests/integration/srq.sh \
+	tests/integration/wire.sh tests/integration/rdma_core_suite.sh \
+	tests/integration/netns.sh tests/integration/datacheck.sh \
+	tests/integration/peer_death.sh tests/integration/bench.sh
+TESTS += $(INTEG_TESTS)
+EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
+	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
+	tests/integration/wire_check.py
+
+# The scripts run the built tools and library.
+check_SCRIPTS += emuverbs
+
+# Every opcode of RC, UC and UD between two processes, byte for byte; and a
+# peer killed mid-connection (RETRY_EXC_ERR in bounded time).
+check_PROGRAMS += tests/integration/datacheck tests/integration/peer_death
+tests_integration_datacheck_SOURCES = tests/integration/datacheck.c
+tests_integration_datacheck_LDADD = libtwohost.la libibverbs.la
+tests_integration_peer_death_SOURCES = tests/integration/peer_death.c
+tests_integration_peer_death_LDADD = libtwohost.la libibverbs.la
+
+if HAVE_DEBIAN_VERBS
+# Built against the system header and library on purpose (no -I include):
+# at run time `emuverbs run` hands it our library instead.
+check_PROGRAMS += tests/integration/errpaths
+tests_integration_errpaths_SOURCES = tests/integration/errpaths.c
+tests_integration_errpaths_CPPFLAGS = -D_GNU_SOURCE
+tests_integration_errpaths_LDADD = -libverbs -ldl
+endif

@@ -1,0 +1,85 @@
+# tests/unit/: the Check unit tests, one program per module. Each links the
+# layer it tests as a convenience library: libemunet (net/), libemucore
+# (emu/ over net/), libemufront (verbs/ over the core) or the drop-in
+# libibverbs for public-API tests. Tests linked with -Wl,--wrap=calloc
+# (malloc) make allocations fail through testlib.c, the library's own
+# included, without a hook in the code.
+check_LTLIBRARIES = libtestlib.la
+libtestlib_la_SOURCES = tests/unit/testlib.c tests/unit/testlib.h \
+	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h
+libtestlib_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+
+WRAP_CALLOC = -Wl,--wrap=calloc
+WRAP_ALLOC = -Wl,--wrap=calloc -Wl,--wrap=malloc
+
+# net/
+NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
+	tests/unit/test_psn tests/unit/test_icrc tests/unit/test_udp
+# emu/, through libemucore
+CORE_UNIT_TESTS = tests/unit/test_config tests/unit/test_speed \
+	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
+	tests/unit/test_qp_attr tests/unit/test_rx tests/unit/test_endpoint \
+	tests/unit/test_async tests/unit/test_engine tests/unit/test_device
+# the front end built in over the core (allocation failures reach it)
+FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
+	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs
+# the public API of the drop-in library
+API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
+	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
+	tests/unit/test_gid_event
+
+UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
+	$(API_UNIT_TESTS)
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+NET_LIBS = libtestlib.la libemunet.la $(CHECK_LIBS)
+CORE_LIBS = libtestlib.la libemucore.la $(CHECK_LIBS)
+FRONT_LIBS = libtestlib.la libemufront.la libemucore.la $(CHECK_LIBS) -ldl
+API_LIBS = libtestlib.la libibverbs.la $(CHECK_LIBS)
+
+tests_unit_test_opcode_LDADD = $(NET_LIBS)
+tests_unit_test_hdr_LDADD = $(NET_LIBS)
+tests_unit_test_psn_LDADD = $(NET_LIBS)
+tests_unit_test_icrc_LDADD = $(NET_LIBS)
+tests_unit_test_udp_LDADD = $(NET_LIBS)
+
+tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
+tests_unit_test_config_LDADD = $(CORE_LIBS)
+tests_unit_test_speed_LDADD = $(CORE_LIBS)
+tests_unit_test_gid_LDADD = $(CORE_LIBS)
+tests_unit_test_gid_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+# Runs as root only (network namespaces); otherwise exits 77 (SKIP).
+tests_unit_test_netlink_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS)
+tests_unit_test_netlink_LDADD = $(CORE_LIBS) $(NLROUTE_LIBS)
+tests_unit_test_mr_LDADD = $(CORE_LIBS)
+tests_unit_test_mr_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+tests_unit_test_qp_attr_LDADD = $(CORE_LIBS)
+tests_unit_test_rx_LDADD = $(CORE_LIBS)
+tests_unit_test_endpoint_LDADD = $(CORE_LIBS)
+tests_unit_test_async_LDADD = $(CORE_LIBS)
+tests_unit_test_engine_LDADD = $(CORE_LIBS)
+tests_unit_test_engine_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+tests_unit_test_device_LDADD = $(CORE_LIBS)
+tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+
+# test_cq_emu pushes completions with emu_cq_push and reads them through
+# the verbs; test_qp_ex stands in for the QP with a fake context whose
+# post_send records the chain.
+tests_unit_test_cq_emu_LDADD = $(FRONT_LIBS)
+tests_unit_test_cq_emu_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+tests_unit_test_srq_LDADD = $(FRONT_LIBS)
+tests_unit_test_srq_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+tests_unit_test_qp_ex_LDADD = $(FRONT_LIBS)
+tests_unit_test_qp_ex_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+tests_unit_test_strings_LDADD = $(FRONT_LIBS)
+tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
+
+tests_unit_test_pd_ah_LDADD = $(API_LIBS)
+tests_unit_test_cq_LDADD = $(API_LIBS)
+tests_unit_test_qp_LDADD = $(API_LIBS)
+tests_unit_test_mw_LDADD = $(API_LIBS)
+tests_unit_test_tm_LDADD = $(API_LIBS)
+tests_unit_test_verbs_query_LDADD = $(API_LIBS)
+# End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
+tests_unit_test_gid_event_LDADD = $(API_LIBS)
