@@ -2,6 +2,7 @@
 # tables and their rtnetlink follower, PD/MR/MW/AH, CQ, SRQ and tag
 # matching, the QP state machine and the RC/UC/UD transport engines).
 libemucore_la_SOURCES = \
+	emu/log.c emu/log.h \
 	emu/device.c emu/device.h emu/attr.c \
 	emu/async.c emu/async.h \
 	emu/engine.c emu/engine.h \

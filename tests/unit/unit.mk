@@ -16,7 +16,7 @@ WRAP_ALLOC = -Wl,--wrap=calloc -Wl,--wrap=malloc
 NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
 	tests/unit/test_psn tests/unit/test_icrc tests/unit/test_udp
 # emu/, through libemucore
-CORE_UNIT_TESTS = tests/unit/test_config tests/unit/test_speed \
+CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_speed \
 	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
 	tests/unit/test_qp_attr tests/unit/test_rx tests/unit/test_endpoint \
 	tests/unit/test_async tests/unit/test_engine tests/unit/test_device
@@ -44,6 +44,7 @@ tests_unit_test_psn_LDADD = $(NET_LIBS)
 tests_unit_test_icrc_LDADD = $(NET_LIBS)
 tests_unit_test_udp_LDADD = $(NET_LIBS)
 
+tests_unit_test_log_LDADD = $(CORE_LIBS)
 tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 tests_unit_test_config_LDADD = $(CORE_LIBS)
 tests_unit_test_speed_LDADD = $(CORE_LIBS)
