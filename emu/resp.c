@@ -744,8 +744,10 @@ static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 
 /* The 40 bytes a UD receive buffer starts with: the GRH, or for IPv4 20
  * zero bytes and the IPv4 header as it was on the wire. */
-static void build_grh(uint8_t *g, const struct emu_udp_pkt *u)
+static void build_grh(uint8_t *g, const struct emu_rx_pkt *pkt)
 {
+	const struct emu_udp_pkt *u = pkt->u;
+
 	memset(g, 0, 40);
 	if (IN6_IS_ADDR_V4MAPPED(&u->src)) {
 		uint8_t *ip = g + 20;
@@ -755,8 +757,8 @@ static void build_grh(uint8_t *g, const struct emu_udp_pkt *u)
 		ip[0] = 0x45;
 		ip[1] = u->tos;
 		wire_put16(ip + 2, (uint16_t)(20 + 8 + u->len));
-		wire_put16(ip + 4, 0);
-		wire_put16(ip + 6, 0x4000);	/* DF, as senders set it */
+		wire_put16(ip + 4, pkt->ip_id);
+		wire_put16(ip + 6, pkt->ip_frag);
 		ip[8] = u->ttl;
 		ip[9] = 17;
 		memcpy(ip + 12, &u->src.s6_addr32[3], 4);
@@ -800,7 +802,7 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
 		return;
 	}
-	build_grh(grh, pkt->u);
+	build_grh(grh, pkt);
 	rc = emu_sge_copy(qp, w->sge, w->num_sge, 0, grh, sizeof(grh), true);
 	if (!rc && len)
 		rc = emu_sge_copy(qp, w->sge, w->num_sge, sizeof(grh),

@@ -91,6 +91,9 @@ struct emu_rx_pkt {
 	const struct emu_udp_pkt *u;
 	uint32_t psn;
 	uint8_t opcode;
+	/* The IPv4 identification and flags word the sender used, as the
+	 * ICRC check found them (0 and DF for IPv6). */
+	uint16_t ip_id, ip_frag;
 };
 
 void emu_rx_port(struct emu_tport *tp);

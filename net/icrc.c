@@ -1,6 +1,8 @@
 /* net/icrc.c: RoCEv2 ICRC computation and checking on top of zlib's CRC-32,
- * fed piece by piece so that no packet is ever copied whole.
+ * fed piece by piece so that no packet is ever copied whole, and the solve
+ * for the IPv4 identification a receiving socket cannot see.
  */
+#include <stdatomic.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -138,4 +140,134 @@ bool icrc_check(const void *ip, size_t ip_len, const void *udp,
 	ib_len -= ICRC_LEN;
 	return icrc_compute(ip, ip_len, udp, ib, ib_len) ==
 	       icrc_get(p + ib_len);
+}
+
+/* ---- solving for the IPv4 identification --------------------------------
+ *
+ * Polynomials mod the CRC-32 generator P are kept as zlib keeps them:
+ * reflected, bit 31 the coefficient of x^0. XORing a 4-byte word D into a
+ * message, k bytes before its end, changes the CRC by D(x) * x^(32 + 8k)
+ * mod P, whatever the rest of the message and the CRC's initial value and
+ * final XOR (those cancel). The identification and flags are such a word
+ * (IPv4 header bytes 4..7), so the change they caused is multiplied back
+ * by x^-(32 + 8k) to give the word itself.
+ */
+#define CRC32_POLY	0xedb88320u	/* P, reflected */
+#define GF_ONE		0x80000000u	/* x^0 */
+
+/* a * b mod P. */
+static uint32_t gf_mul(uint32_t a, uint32_t b)
+{
+	uint32_t m = GF_ONE, p = 0;
+
+	while (m) {
+		if (a & m)
+			p ^= b;
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ CRC32_POLY : b >> 1;
+	}
+	return p;
+}
+
+/* a / x mod P: undoes one step of b = b * x above. P has a constant term,
+ * so x is invertible: a step that reduced left bit 31 set. */
+static uint32_t gf_div_x(uint32_t a)
+{
+	return a & GF_ONE ? ((a ^ CRC32_POLY) << 1) | 1 : a << 1;
+}
+
+/* x^-(8n) mod P by squaring. */
+static uint32_t gf_x_inv_bytes(uint32_t n)
+{
+	uint32_t b = GF_ONE, r = GF_ONE;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b = gf_div_x(b);
+	while (n) {
+		if (n & 1)
+			r = gf_mul(r, b);
+		b = gf_mul(b, b);
+		n >>= 1;
+	}
+	return r;
+}
+
+/* The factors for the datagram lengths one port can receive, computed
+ * once each; 0 (never a factor: x is invertible) marks one not yet done.
+ * Any thread may fill a slot: they all write the same value. */
+#define SOLVE_CACHE	4608
+static _Atomic uint32_t solve_factor[SOLVE_CACHE];
+
+static uint32_t solve_factor_for(size_t dgram_len)
+{
+	/* The word, then IPv4 bytes 8..19, the UDP header and the datagram
+	 * up to its ICRC; and 4 more for the word's own x^32. */
+	uint32_t n = (uint32_t)(12 + ICRC_UDP_LEN + dgram_len - ICRC_LEN + 4);
+	uint32_t f;
+
+	if (dgram_len >= SOLVE_CACHE)
+		return gf_x_inv_bytes(n);
+	f = atomic_load_explicit(&solve_factor[dgram_len],
+				 memory_order_relaxed);
+	if (!f) {
+		f = gf_x_inv_bytes(n);
+		atomic_store_explicit(&solve_factor[dgram_len], f,
+				      memory_order_relaxed);
+	}
+	return f;
+}
+
+bool icrc_solve_ipv4_id(uint32_t computed, uint32_t got, size_t dgram_len,
+			uint16_t *id, uint16_t *frag)
+{
+	uint32_t w;
+	uint16_t fl;
+
+	if (dgram_len < WIRE_BTH_LEN + ICRC_LEN)
+		return false;
+	/* The difference in the word, as its bytes in wire order from the
+	 * low end (reflected), then the DF the rebuilt header assumed. */
+	w = gf_mul(computed ^ got, solve_factor_for(dgram_len));
+	w ^= (uint32_t)(IPV4_DF >> 8) << 16;
+	fl = (uint16_t)((w >> 16 & 0xff) << 8 | w >> 24);
+	if (fl != IPV4_DF && fl != 0)
+		return false;
+	*id = (uint16_t)((w & 0xff) << 8 | (w >> 8 & 0xff));
+	*frag = fl;
+	return true;
+}
+
+bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
+			uint16_t sport, uint16_t dport, const void *ib,
+			size_t dgram_len, uint16_t *ip_id, uint16_t *ip_frag)
+{
+	uint8_t ph[ICRC_PSEUDO_MAX];
+	uint32_t crc, got;
+	uint16_t id = 0, frag = IPV4_DF;
+	size_t iplen;
+	bool v4 = IN6_IS_ADDR_V4MAPPED(src);
+
+	if (dgram_len < WIRE_BTH_LEN + ICRC_LEN)
+		return false;
+	if (v4) {
+		struct in_addr s, d;
+
+		memcpy(&s, &src->s6_addr32[3], 4);
+		memcpy(&d, &dst->s6_addr32[3], 4);
+		iplen = icrc_pseudo_v4(ph, &s, &d, sport, dport, dgram_len);
+	} else {
+		iplen = icrc_pseudo_v6(ph, src, dst, sport, dport, dgram_len);
+	}
+	crc = icrc_compute(ph, iplen, ph + iplen, ib, dgram_len - ICRC_LEN);
+	got = icrc_get((const uint8_t *)ib + dgram_len - ICRC_LEN);
+	/* What every emuverbs sender sends comes out equal at once. */
+	if (crc != got &&
+	    (!v4 || !icrc_solve_ipv4_id(crc, got, dgram_len, &id, &frag)))
+		return false;
+	if (ip_id)
+		*ip_id = id;
+	if (ip_frag)
+		*ip_frag = frag;
+	return true;
 }

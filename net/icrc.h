@@ -76,6 +76,36 @@ uint32_t icrc_compute(const void *ip, size_t ip_len, const void *udp,
 bool icrc_check(const void *ip, size_t ip_len, const void *udp,
 		const void *ib, size_t ib_len);
 
+/*
+ * Checking a received packet whose IP and UDP headers the kernel hid: the
+ * headers are rebuilt from recvmsg's addresses and ports (src:sport to
+ * dst:dport, host-order ports, IPv4 v4-mapped), for the dgram_len bytes
+ * at ib (BTH through ICRC).
+ *
+ * IPv6 has nothing unmasked that a socket does not report. IPv4 does: the
+ * identification and flags, which a socket never shows and which senders
+ * other than emuverbs (kernel rxe, RoCE NICs) set to values of their own.
+ * The CRC is affine in those 32 bits, so the one identification/flags
+ * word that reconciles the ICRC carried with the one computed over a
+ * header with identification 0 and DF can be solved for; the packet is
+ * accepted when that word is an unfragmented datagram's (DF set or no
+ * flags, offset 0), and *ip_id (if not NULL) is the identification the
+ * sender used. A damaged packet therefore passes with probability 2^-15
+ * instead of 2^-32 (doc/design-notes.md).
+ */
+bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
+			uint16_t sport, uint16_t dport, const void *ib,
+			size_t dgram_len, uint16_t *ip_id, uint16_t *ip_frag);
+
+/*
+ * The solving step alone: computed is the ICRC over the rebuilt header
+ * (identification 0, DF), got the one the packet carries. True when an
+ * unfragmented datagram's identification and flags explain the
+ * difference; then *id and *frag (the flags/offset word) are set.
+ */
+bool icrc_solve_ipv4_id(uint32_t computed, uint32_t got, size_t dgram_len,
+			uint16_t *id, uint16_t *frag);
+
 static inline void icrc_put(void *dst, uint32_t crc)
 {
 	uint8_t *p = dst;
