@@ -67,7 +67,8 @@ static void ack_unlink(struct emu_qp *qp)
 	qp->resp.ack_next = NULL;
 }
 
-/* ACKs are coalesced: one per QP and receive batch, for the newest PSN. */
+/* ACKs are coalesced: one per QP and receive batch, for the newest PSN;
+ * it acknowledges every packet before it too. */
 static void ack_later(struct emu_qp *qp)
 {
 	struct emu_transport *t = emu_transport_of(qp->dev);
@@ -682,7 +683,11 @@ static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	switch (r) {
 	case R_ACK:
 		advance(qp, pkt);
-		ack_later(qp);
+		/* Acknowledged when the requester asks (the last packet of
+		 * a message, and every so many inside a long one), as rxe
+		 * and NICs do; the batch's requests share one ACK. */
+		if (bth_ackreq(pkt->w.hdr))
+			ack_later(qp);
 		break;
 	case R_ANSWERED:
 		break;

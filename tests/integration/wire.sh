@@ -67,6 +67,18 @@ if tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity >= 8388608' \
 else
 	bad "tshark: the malformed/expert filter ran" "$WORK/tshark.err"
 fi
+# RC acknowledges what asks for it (AckReq), coalesced, as rxe and NICs do:
+# never more ACKs (opcode 0x11) than requests that asked.
+acks=$(tshark -r "$cap" -Y 'infiniband.bth.opcode == 17' 2>/dev/null | wc -l)
+asked=$(tshark -r "$cap" -Y 'infiniband.bth.a == 1' 2>/dev/null | wc -l)
+rcreq=$(tshark -r "$cap" -Y 'infiniband.bth.opcode < 17' 2>/dev/null | wc -l)
+echo "RC: $rcreq requests ($asked with AckReq), $acks ACKs"
+if [ "$acks" -gt 0 ] && [ "$acks" -le "$asked" ] && [ "$asked" -lt "$rcreq" ]
+then
+	ok "ACKs only for AckReq ($acks ACKs, $asked asked, $rcreq requests)"
+else
+	bad "ACKs only for AckReq ($acks ACKs, $asked asked, $rcreq requests)"
+fi
 if /usr/bin/python3 "$top_srcdir/tests/integration/wire_check.py" "$cap" \
 	>"$WORK/icrc" 2>&1; then
 	ok "scapy's ICRC equals ours on every packet ($(tail -1 "$WORK/icrc"))"
