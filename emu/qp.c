@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "emu/ah.h"
 #include "emu/cq.h"
@@ -18,8 +20,18 @@
 #include "net/hdr.h"
 #include "net/psn.h"
 
-/* First QPN handed out; any value >= EMU_QPN_MIN would do. */
-#define QPN_START	0x11
+/* QPNs start at a random point of the 24-bit space, as an HCA shared by
+ * many processes gives each a fresh range: RC has no source QPN on the
+ * wire, so a peer still retransmitting to a QP of an earlier process at
+ * this address would otherwise feed the new process's first QP. */
+static uint32_t qpn_start(void)
+{
+	uint32_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = (uint32_t)getpid() * 2654435761u;
+	return EMU_QPN_MIN + r % (WIRE_QPN_MASK + 1 - EMU_QPN_MIN);
+}
 
 /* ---- QPN table ---------------------------------------------------------- */
 
@@ -48,7 +60,7 @@ int emu_qp_table_create(struct emu_device *dev)
 		return -ENOMEM;
 	}
 	t->max = max;
-	t->next = QPN_START;
+	t->next = qpn_start();
 	t->tr.dev = dev;
 	dev->qps = t;
 	if (emu_srq_table_create(dev)) {
