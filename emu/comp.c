@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/engine.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
@@ -45,6 +46,8 @@ static void fail(struct emu_qp *qp, enum ibv_wc_status status)
 {
 	struct emu_swqe *w = oldest(qp);
 
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: wr 0x%llx fails with status %d",
+		qp->qpn, w ? (unsigned long long)w->wr_id : 0ull, status);
 	if (w)
 		emu_qp_complete_send(qp, w, status);
 	emu_qp_error(qp, 0);
@@ -151,6 +154,9 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	if ((s != IBV_QPS_RTS && s != IBV_QPS_SQD) || !outstanding(qp))
 		return;
 	qp->tp->cnt.timeouts++;
+	emu_log(EMU_LOG_XPORT,
+		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left",
+		qp->qpn, qp->comp.psn, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {
 		fail(qp, IBV_WC_RETRY_EXC_ERR);
 	} else {
@@ -197,6 +203,8 @@ static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
 	struct ev_loop *loop = loop_of(qp);
 
 	qp->tp->cnt.rnr_naks_rcvd++;
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: RNR NAK at psn 0x%06x, waiting %u us",
+		qp->qpn, psn, wire_rnr_timer_usec(timer));
 	/* rnr_retry 7 means retry forever. */
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->comp.rnr_left) {
@@ -230,6 +238,8 @@ static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		break;
 	case AETH_NAK:
 		qp->tp->cnt.naks_rcvd++;
+		emu_log(EMU_LOG_XPORT, "qp 0x%06x: NAK %s at psn 0x%06x",
+			qp->qpn, aeth_nak_str(aeth_syn_value(syn)), psn);
 		ack_upto(qp, psn_sub(psn, 1));
 		if (emu_qp_state(qp) == IBV_QPS_ERR)
 			break;

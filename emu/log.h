@@ -25,6 +25,9 @@ void emu_log_print(enum emu_log_class c, const char *fmt, ...)
  * xport, rx); unknown words are ignored. */
 unsigned int emu_log_parse(const char *spec);
 
+/* Whether class c is on: for log lines that need work to compose. */
+#define emu_log_on(c) __builtin_expect((emu_log_mask & (c)) != 0, 0)
+
 /* An expression, so that it can stand inside emu_refuse(). */
 #define emu_log(c, ...)                                                   \
 	((void)(__builtin_expect((emu_log_mask & (c)) != 0, 0) &&         \

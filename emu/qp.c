@@ -9,6 +9,7 @@
 #include "emu/ah.h"
 #include "emu/cq.h"
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
@@ -125,6 +126,16 @@ static void table_remove(struct emu_qp_table *t, struct emu_qp *qp)
 
 /* ---- events and completions (engine thread) ----------------------------- */
 
+/* State names as ibv_qp_state_str gives them, for logs. */
+static const char *state_str(enum ibv_qp_state s)
+{
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+
+	return (unsigned int)s < 7 ? names[s] : "?";
+}
+
 void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 {
 	struct ibv_async_event ev = {
@@ -132,6 +143,7 @@ void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 		.event_type = type,
 	};
 
+	emu_log(EMU_LOG_QP, "qp 0x%06x: async event %d", qp->qpn, type);
 	/* Counted only once queued: destroy waits for exactly these acks. */
 	if (!emu_async_push(&qp->ctx->async, &ev))
 		qp->events_raised++;
@@ -332,8 +344,12 @@ static void ack_list_remove(struct emu_qp *qp)
 
 void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 {
-	bool was = emu_qp_state(qp) == IBV_QPS_ERR;
+	enum ibv_qp_state cur = emu_qp_state(qp);
+	bool was = cur == IBV_QPS_ERR;
 
+	if (!was)
+		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> ERR", qp->qpn,
+			state_str(cur));
 	atomic_store(&qp->state, IBV_QPS_ERR);
 	if (!was && ev)
 		emu_qp_event(qp, ev);
@@ -793,6 +809,9 @@ static void do_modify(void *p)
 		emu_qp_error(qp, 0);
 		return;
 	}
+	if (next != cur)
+		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> %s", qp->qpn,
+			state_str(cur), state_str(next));
 	atomic_store(&qp->state, next);
 	if (next == IBV_QPS_SQD && cur != IBV_QPS_SQD) {
 		qp->req.draining = true;

@@ -4,6 +4,7 @@
 
 #include "emu/ah.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/qp.h"
@@ -344,6 +345,9 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 		if (!psn_in_range(psn, w->first_psn, w->last_psn))
 			continue;
 		d = psn_sub(psn, w->first_psn);
+		emu_log(EMU_LOG_XPORT,
+			"qp 0x%06x: going back to psn 0x%06x (wr 0x%llx)",
+			qp->qpn, psn, (unsigned long long)w->wr_id);
 		qp->req.idx = i;
 		qp->req.noack = 0;
 		if (is_atomic(w->opcode)) {

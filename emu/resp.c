@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/qp.h"
@@ -110,6 +111,9 @@ void emu_resp_flush_acks(struct emu_transport *t)
 /* A NAK overtakes nothing: a coalesced ACK still owed goes first. */
 static void send_nak(struct emu_qp *qp, uint8_t syn, uint32_t psn)
 {
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: sending %s at psn 0x%06x",
+		qp->qpn, aeth_syn_kind(syn) == AETH_RNR_NAK ? "RNR NAK" :
+			 aeth_nak_str(aeth_syn_value(syn)), psn);
 	emu_resp_ack_now(qp);
 	send_aeth(qp, resp_op(qp, WIRE_OPB_ACK), syn, psn);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
@@ -28,6 +29,23 @@ static uint8_t qpt_bit(enum ibv_qp_type t)
 	}
 }
 
+/* Why a packet was dropped, for EMUVERBS_DEBUG=rx. */
+static void drop_log(const struct emu_tport *tp, const struct emu_udp_pkt *u,
+		     const char *why)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	emu_log_print(EMU_LOG_RX, "%s/%u: dropped %u bytes from %s:%u: %s",
+		      tp->port->dev->ibdev.name, tp->port->num, u->len,
+		      emu_addr_str(&u->src, a, sizeof(a)), u->sport, why);
+}
+
+#define DROP(why)                                                        \
+	do {                                                              \
+		if (emu_log_on(EMU_LOG_RX))                               \
+			drop_log(tp, u, why);                             \
+	} while (0)
+
 static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 {
 	struct emu_port_counters *c = &tp->cnt;
@@ -40,19 +58,23 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	c->rx_packets++;
 	if (u->truncated) {
 		c->rx_truncated++;
+		DROP("longer than any valid packet");
 		return;
 	}
 	if (atomic_load(&tp->port->state) != IBV_PORT_ACTIVE) {
 		c->rx_port_down++;
+		DROP("the port is down");
 		return;
 	}
 	err = wire_pkt_parse(&pkt.w, u->data, u->len);
 	if (err == WIRE_ERR_OPCODE) {
 		c->rx_bad_opcode++;
+		DROP("opcode undefined or not emulated");
 		return;
 	}
 	if (err) {
 		c->rx_malformed++;
+		DROP(wire_parse_strerror(err));
 		return;
 	}
 	/* The kernel hid the IP and UDP headers: the check rebuilds them
@@ -61,6 +83,7 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport, EMU_ROCE_UDP_PORT,
 				u->data, u->len, &pkt.ip_id, &pkt.ip_frag)) {
 		c->rx_bad_icrc++;
+		DROP("bad ICRC");
 		return;
 	}
 	pkt.opcode = bth_opcode(pkt.w.hdr);
@@ -74,12 +97,15 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	qp = emu_qp_lookup(tp->port->dev, bth_qpn(pkt.w.hdr));
 	if (!qp || !(pkt.w.info->qpt & qpt_bit(qp->type)) || qp->tp != tp) {
 		c->rx_bad_qpn++;
+		DROP(!qp ? "no such QP" : qp->tp != tp ? "QP of another port" :
+			   "opcode not of the QP's transport");
 		return;
 	}
 	/* A connected QP hears only its peer. */
 	if (qp->type != IBV_QPT_UD &&
 	    memcmp(&u->src, &qp->dest, sizeof(qp->dest))) {
 		c->rx_bad_peer++;
+		DROP("not from the connected QP's peer");
 		return;
 	}
 	s = emu_qp_state(qp);
@@ -87,6 +113,7 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		if (s != IBV_QPS_RTR && s != IBV_QPS_RTS &&
 		    s != IBV_QPS_SQD && s != IBV_QPS_SQE) {
 			c->rx_bad_state++;
+			DROP("request for a QP that is not receiving");
 			return;
 		}
 		c->rx_delivered++;
@@ -94,6 +121,7 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	} else {
 		if (s != IBV_QPS_RTS && s != IBV_QPS_SQD) {
 			c->rx_bad_state++;
+			DROP("response for a QP that is not sending");
 			return;
 		}
 		c->rx_delivered++;

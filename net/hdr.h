@@ -355,6 +355,21 @@ static inline uint8_t aeth_syn_nak(enum aeth_nak_code code)
 	return aeth_syn_make(AETH_NAK, code);
 }
 
+/* A NAK code's name, for logs. */
+static inline const char *aeth_nak_str(unsigned int code)
+{
+	static const char *const names[] = {
+		[AETH_NAK_PSN_SEQ] = "PSN sequence error NAK",
+		[AETH_NAK_INVALID_REQ] = "invalid request NAK",
+		[AETH_NAK_REMOTE_ACCESS] = "remote access error NAK",
+		[AETH_NAK_REMOTE_OP] = "remote operational error NAK",
+		[AETH_NAK_INVALID_RD_REQ] = "invalid RD request NAK",
+	};
+
+	return code < sizeof(names) / sizeof(names[0]) ? names[code] :
+							  "reserved NAK";
+}
+
 /*
  * Credit codes 0..30 count receive WQEs on a roughly logarithmic scale
  * (0, 1, 2, 3, 4, 6, 8, 12, ... 32768: from 4 on, alternately x1.5 and
