@@ -37,7 +37,8 @@ int emu_transport_start(struct emu_device *dev)
 			continue;
 		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
 				  &port->ep.addr, port->ep.netdev[0] != '\0',
-				  EMU_UDP_AUTO);
+				  port->cfg.udp_mmsg ? EMU_UDP_MMSG :
+						       EMU_UDP_AUTO);
 		if (rc) {
 			emu_udp_close(&tp->udp);
 			emu_transport_stop(dev);
