@@ -80,7 +80,7 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	/* The kernel hid the IP and UDP headers: the check rebuilds them
 	 * from the addresses and ports, solving for an IPv4 sender's own
 	 * identification (net/icrc.h). */
-	if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport, EMU_ROCE_UDP_PORT,
+	if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport, tp->port->ep.port,
 				u->data, u->len, &pkt.ip_id, &pkt.ip_frag)) {
 		c->rx_bad_icrc++;
 		DROP("bad ICRC");
