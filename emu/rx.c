@@ -129,6 +129,15 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	}
 }
 
+void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u)
+{
+	struct emu_transport *t = emu_transport_of(tp->port->dev);
+
+	rx_one(tp, u);
+	emu_resp_flush_acks(t);
+	emu_transport_flush(t);
+}
+
 void emu_rx_port(struct emu_tport *tp)
 {
 	struct emu_transport *t = emu_transport_of(tp->port->dev);
