@@ -797,10 +797,12 @@ static void do_modify(void *p)
 
 int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
-	struct qp_call call = { .qp = qp, .attr = attr, .mask = mask };
+	struct qp_call call = { .qp = qp, .attr = attr };
 	enum ibv_qp_state next;
 	int rc;
 
+	mask = emu_qp_modify_mask(qp->type, mask);
+	call.mask = mask;
 	pthread_mutex_lock(&qp->lock);
 	rc = emu_qp_modify_check(qp->type, emu_qp_state(qp), attr, mask,
 				 &next);

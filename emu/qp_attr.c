@@ -217,6 +217,24 @@ static const struct qp_trans qp_trans[NSTATES][NSTATES] = {
 	},
 };
 
+/*
+ * Programs set up both halves of an XRC connection with one RC-style mask
+ * (perftest does), so the half a type does not have is ignored rather
+ * than refused: Linux's uverbs modify_qp_mask() strips these bits before
+ * ib_modify_qp_is_ok() sees the mask, and they are then never applied.
+ */
+int emu_qp_modify_mask(enum ibv_qp_type type, int attr_mask)
+{
+	switch (type) {
+	case IBV_QPT_XRC_SEND:
+		return attr_mask & ~(M_DEST_RD | M_RNR_TIMER);
+	case IBV_QPT_XRC_RECV:
+		return attr_mask & ~(M_RD_ATOMIC | M_RETRY | M_RNR_RETRY);
+	default:
+		return attr_mask;
+	}
+}
+
 static bool state_ok(int s)
 {
 	return s >= IBV_QPS_RESET && s <= IBV_QPS_ERR;

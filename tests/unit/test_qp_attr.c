@@ -355,6 +355,25 @@ START_TEST(t_modify_no_state)
 }
 END_TEST
 
+/* uverbs' modify_qp_mask(): what each XRC type drops, and nothing else. */
+START_TEST(t_modify_mask_xrc)
+{
+	int all = (IBV_QP_RATE_LIMIT << 1) - 1;	/* every standard bit */
+
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_XRC_SEND, all),
+			 all & ~(IBV_QP_MAX_DEST_RD_ATOMIC |
+				 IBV_QP_MIN_RNR_TIMER));
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_XRC_RECV, all),
+			 all & ~(IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_RETRY_CNT |
+				 IBV_QP_RNR_RETRY));
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_RC, all), all);
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_UC, all), all);
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_UD, all), all);
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_XRC_SEND, IBV_QP_STATE),
+			 IBV_QP_STATE);
+}
+END_TEST
+
 START_TEST(t_modify_state_and_hint)
 {
 	struct ibv_qp_attr a;
@@ -908,6 +927,7 @@ static Suite *qp_attr_suite(void)
 	tcase_add_test(tc, t_bad_types_and_states);
 	tcase_add_test(tc, t_modify_no_state);
 	tcase_add_test(tc, t_modify_state_and_hint);
+	tcase_add_test(tc, t_modify_mask_xrc);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(tv, dev_setup, dev_teardown);
