@@ -65,6 +65,8 @@ struct emu_swqe {
 	bool done;			/* READ/atomic: answer received */
 	uint32_t first_psn, last_psn;
 	uint32_t resp_psn;		/* READ: next response PSN expected */
+	uint32_t req_psn;		/* READ: PSN of the last request sent,
+					 * where a response stream may start */
 	/* Followed in the slot by num_sge struct ibv_sge, or the inline
 	 * bytes: emu_swqe_sge() / emu_swqe_data(). */
 };
