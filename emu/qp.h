@@ -132,6 +132,20 @@ struct emu_rd_res {
 #define EMU_RES_READ	1
 #define EMU_RES_ATOMIC	2
 
+/* Does [va, va + len) lie within the range res, a READ, answered? A
+ * duplicate READ may ask for part of it again. Compared as offsets: an
+ * end address va + len can wrap past 2^64 and look small. */
+static inline bool emu_rd_res_covers(const struct emu_rd_res *res,
+				     uint64_t va, uint32_t len)
+{
+	uint64_t off;
+
+	if (va < res->va)
+		return false;
+	off = va - res->va;
+	return off <= res->len && len <= res->len - off;
+}
+
 struct emu_req_state {
 	uint32_t psn;			/* next PSN to send */
 	uint32_t psn_hi;		/* one past the highest PSN sent */
