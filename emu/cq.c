@@ -9,6 +9,7 @@
 
 #include "emu/cq.h"
 #include "emu/device.h"
+#include "emu/mr.h"
 
 /*
  * Single producer (serialised by cq->plock), single consumer (serialised by
@@ -551,14 +552,20 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 		  struct emu_cq **out)
 {
 	struct ibv_context *c = &ctx->vctx.context;
-	struct emu_cq *cq = calloc(1, sizeof(*cq));
 	uint32_t size = emu_cq_size(attr->cqe, attr->max_cqe);
+	struct emu_cq *cq;
+	int rc;
 
-	if (!cq)
-		return -ENOMEM;
-	cq->ring = ring_alloc(size);
-	if (!cq->ring) {
+	/* max_cq is a device-wide count, as a real HCA's CQ table is. */
+	rc = emu_dev_count_take(ctx->dev, EMU_COUNT_CQ);
+	if (rc)
+		return -rc;
+	cq = calloc(1, sizeof(*cq));
+	if (cq)
+		cq->ring = ring_alloc(size);
+	if (!cq || !cq->ring) {
 		free(cq);
+		emu_dev_count_release(ctx->dev, EMU_COUNT_CQ);
 		return -ENOMEM;
 	}
 	cq->ctx = ctx;
@@ -679,6 +686,7 @@ int emu_cq_destroy(struct emu_cq *cq)
 	pthread_spin_destroy(&cq->clock);
 	pthread_spin_destroy(&cq->plock);
 	free(cq->ring);
+	emu_dev_count_release(cq->ctx->dev, EMU_COUNT_CQ);
 	free(cq);
 	return 0;
 }

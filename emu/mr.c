@@ -46,8 +46,8 @@ struct emu_mr_table {
 	struct key_pool mrs, mws;
 	uint32_t *freeq;
 	uint64_t rng;			/* xorshift64* state */
-	atomic_uint counts[2];		/* enum emu_dev_count */
-	uint32_t limits[2];
+	atomic_uint counts[EMU_COUNT_N];
+	uint32_t limits[EMU_COUNT_N];
 	struct mr_slot *slots;
 };
 
@@ -129,6 +129,7 @@ int emu_mr_table_create(struct emu_device *dev)
 	t->rng = rng_seed();
 	t->limits[EMU_COUNT_PD] = dev->cfg.limits.max_pd;
 	t->limits[EMU_COUNT_AH] = dev->cfg.limits.max_ah;
+	t->limits[EMU_COUNT_CQ] = dev->cfg.limits.max_cq;
 	dev->mrs = t;
 	return 0;
 }
