@@ -690,11 +690,12 @@ static struct ibv_qp_init_attr_ex good_init(enum ibv_qp_type type)
 	i.pd = (struct ibv_pd *)&fake_pd;
 	i.send_cq = (struct ibv_cq *)&fake_scq;
 	i.recv_cq = (struct ibv_cq *)&fake_rcq;
-	i.cap.max_send_wr = 16384;
-	i.cap.max_recv_wr = 16384;
-	i.cap.max_send_sge = 32;
-	i.cap.max_recv_sge = 32;
-	i.cap.max_inline_data = 256;
+	/* Exactly the device's limits (a ConnectX-5's by default). */
+	i.cap.max_send_wr = dev->cfg.limits.max_qp_wr;
+	i.cap.max_recv_wr = dev->cfg.limits.max_qp_wr;
+	i.cap.max_send_sge = dev->cfg.limits.max_sge;
+	i.cap.max_recv_sge = dev->cfg.limits.max_sge;
+	i.cap.max_inline_data = dev->cfg.limits.max_inline_data;
 	return i;
 }
 
@@ -735,12 +736,12 @@ START_TEST(t_init_caps)
 		i.cap.max_recv_wr = 0xffffffffu;
 		i.cap.max_recv_sge = 0xffffffffu;
 		ck_assert_int_eq(icheck(&i), 0);
-		i.cap.max_send_sge = 33;
+		i.cap.max_send_sge = dev->cfg.limits.max_sge + 1;
 		ck_assert_int_eq(icheck(&i), EINVAL);
 	}
 	/* Limits come from the device. */
-	dev->cfg.limits.max_inline_data = 0;
 	i = good_init(IBV_QPT_RC);
+	dev->cfg.limits.max_inline_data = 0;
 	ck_assert_int_eq(icheck(&i), EINVAL);
 	i.cap.max_inline_data = 0;
 	ck_assert_int_eq(icheck(&i), 0);
@@ -834,7 +835,7 @@ START_TEST(t_init_xrc)
 	i.cap.max_recv_wr = 0xffffffffu;
 	i.cap.max_recv_sge = 0xffffffffu;
 	ck_assert_int_eq(icheck(&i), 0);
-	i.cap.max_send_wr = 16385;
+	i.cap.max_send_wr = dev->cfg.limits.max_qp_wr + 1;
 	ck_assert_int_eq(icheck(&i), EINVAL);
 	i = good_init(IBV_QPT_XRC_SEND);
 	i.send_cq = NULL;
