@@ -114,9 +114,10 @@ static inline uint32_t emu_wq_in_use(const struct emu_wq *q)
 
 /* Check one receive WR (SGE count against max_sge, the 2 GiB message
  * limit) and copy it into w: what posting to an RQ and to an SRQ share.
- * 0 or EINVAL; w is scratch until the caller publishes it. */
+ * 0 or EINVAL (logged as a refusal of verb); w is scratch until the
+ * caller publishes it. */
 int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
-		  uint32_t max_sge);
+		  uint32_t max_sge, const char *verb);
 
 /* Responder resources: READs (so a duplicate can be answered again) and
  * atomics (whose result is replayed, never executed twice). */

@@ -387,7 +387,9 @@ START_TEST(t_post_errors)
 	for (i = 0; i < 62; i++)
 		ck_assert_int_eq(ibv_post_recv(f.a.qp, &r[0], &rbad), 0);
 	rbad = NULL;
+	errno = 0;
 	ck_assert_int_eq(ibv_post_recv(f.a.qp, &r[0], &rbad), ENOMEM);
+	ck_assert_int_eq(errno, ENOMEM);	/* errno follows the result */
 	ck_assert_ptr_eq(rbad, &r[0]);
 
 	connect_qp(&f, f.a.qp, 0xabcdef, 14, 7, 7);
@@ -401,7 +403,9 @@ START_TEST(t_post_errors)
 	s[2].wr_id = 3;
 	s[2].next = NULL;
 	sbad = NULL;
+	errno = ENOMEM;		/* stale: the failure must replace it */
 	ck_assert_int_eq(ibv_post_send(f.a.qp, &s[0], &sbad), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_ptr_eq(sbad, &s[1]);
 	/* Inline data past max_inline_data (64). */
 	s[1].num_sge = 1;

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/qp_attr.h"
 #include "tests/unit/testlib.h"
 
@@ -675,6 +677,68 @@ START_TEST(t_values_no_atomics)
 }
 END_TEST
 
+/* ---- the refusal log ---------------------------------------------------
+ *
+ * With EMUVERBS_DEBUG=verbs each refusal says which bit, value or rule
+ * refused it, in one line on stderr; with the log off, nothing.
+ */
+
+static int refused;
+
+/* stderr while fn runs, NUL-terminated in buf. */
+static void capture(void (*fn)(void), char *buf, size_t len)
+{
+	int p[2], saved;
+	ssize_t n;
+
+	ck_assert_int_eq(pipe(p), 0);
+	saved = dup(STDERR_FILENO);
+	dup2(p[1], STDERR_FILENO);
+	close(p[1]);
+	fn();
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = read(p[0], buf, len - 1);
+	close(p[0]);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static void refuse_some(void)
+{
+	struct ibv_qp_attr a = good_attr();
+
+	refused = emu_qp_transition_check(IBV_QPT_RC, S_RTR, S_RTS,
+					  IBV_QP_STATE | IBV_QP_SQ_PSN |
+					  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					  IBV_QP_MAX_QP_RD_ATOMIC);
+	refused += emu_qp_transition_check(IBV_QPT_UD, S_I, S_RTR,
+					   IBV_QP_STATE | IBV_QP_PATH_MTU);
+	a.timeout = 40;
+	refused += vcheck(&a, IBV_QP_TIMEOUT);
+}
+
+START_TEST(t_refusal_log)
+{
+	char buf[4096];
+
+	emu_log_mask = EMU_LOG_VERBS;
+	capture(refuse_some, buf, sizeof(buf));
+	ck_assert_int_eq(refused, 3 * EINVAL);
+	ck_assert_msg(strstr(buf, " verbs: ibv_modify_qp: attr_mask lacks "
+			     "IBV_QP_TIMEOUT, required for RTR->RTS of RC\n"),
+		      "%s", buf);
+	ck_assert_msg(strstr(buf, " verbs: ibv_modify_qp: attr_mask has "
+			     "IBV_QP_PATH_MTU, not allowed for INIT->RTR of "
+			     "UD\n"), "%s", buf);
+	ck_assert_msg(strstr(buf, " verbs: ibv_modify_qp: timeout 40 > 31\n"),
+		      "%s", buf);
+	emu_log_mask = 0;
+	capture(refuse_some, buf, sizeof(buf));
+	ck_assert_int_eq(refused, 3 * EINVAL);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 /* ---- creation attributes ---------------------------------------------- */
 
 /* Stand-ins: the check looks at presence, never inside. */
@@ -944,6 +1008,7 @@ static Suite *qp_attr_suite(void)
 	tcase_add_test(tv, t_values_ports);
 	tcase_add_test(tv, t_values_unmodelled);
 	tcase_add_test(tv, t_values_no_atomics);
+	tcase_add_test(tv, t_refusal_log);
 	suite_add_tcase(s, tv);
 
 	tcase_add_checked_fixture(ti, dev_setup, dev_teardown);
