@@ -177,7 +177,8 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	if (call.rc) {
 		srq_free(srq);
 		return emu_refuse(call.rc, "ibv_create_srq: max_srq (%u) SRQs "
-				  "exist already", ctx->dev->cfg.limits.max_srq);
+				  "exist already",
+				  ctx->dev->cfg.limits.max_srq);
 	}
 	srq->ibv.context = &ctx->vctx.context;
 	srq->ibv.srq_context = attr->srq_context;

@@ -537,8 +537,9 @@ int emu_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags,
 		return EINVAL;
 	qpx->wrb = NULL;
 	if (send_ops_flags & ~(uint64_t)QPX_OPS_SUPPORTED)
-		return emu_refuse(EOPNOTSUPP, "ibv_create_qp_ex: send_ops_flags "
-				  "%#llx beyond what ibv_wr_* offers here",
+		return emu_refuse(EOPNOTSUPP, "ibv_create_qp_ex: "
+				  "send_ops_flags %#llx beyond what ibv_wr_* "
+				  "offers here",
 				  (unsigned long long)send_ops_flags);
 
 	b = calloc(1, sizeof(*b));
