@@ -23,4 +23,4 @@ libemucore_la_SOURCES = \
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemunet.la $(NLROUTE_LIBS) $(INIH_LIBS) $(EV_LIBS)
 
-EXTRA_DIST += doc/configuration.md doc/design-notes.md
+EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md

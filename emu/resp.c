@@ -577,7 +577,7 @@ static void duplicate(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		res = res_find(qp, pkt->psn, EMU_RES_READ);
 		/* Only a part of the original request is asked again. */
 		if (!res || reth_rkey(pkt->w.hdr) != res->rkey ||
-		    va < res->va || va + len > res->va + res->len)
+		    !emu_rd_res_covers(res, va, len))
 			return;
 		if (read_checked(qp, va, res->rkey, len, &src) != R_ANSWERED)
 			return;

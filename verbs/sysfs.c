@@ -9,6 +9,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "emu/log.h"
+
 const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 			size_t size);
@@ -31,7 +33,8 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 	if (!dir || !file || !buf || !size ||
 	    snprintf(path, sizeof(path), "%s/%s", dir, file) >=
 		    (int)sizeof(path)) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_read_sysfs_file: dir, file or "
+				   "buf NULL, size 0, or the path too long");
 		return -1;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
