@@ -22,3 +22,6 @@ emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 		-e 's|@emutooldir[@]|$(emutooldir)|g' \
 		-e 's|@sanpreload[@]|$(SAN_PRELOAD)|g' \
 		$(top_srcdir)/tools/emuverbs.in > $@ && chmod +x $@
+
+# What UCX needs of a device and the view emuverbs run gives programs.
+EXTRA_DIST += doc/ucx.md
