@@ -28,8 +28,11 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event
 
+# tools/: emuverbs run's namespaces and view (skips without namespaces)
+TOOLS_UNIT_TESTS = tests/unit/test_nsview
+
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
-	$(API_UNIT_TESTS)
+	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS)
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -84,3 +87,5 @@ tests_unit_test_tm_LDADD = $(API_LIBS)
 tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
+
+tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
