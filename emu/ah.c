@@ -72,6 +72,9 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	ah->ibv.handle = atomic_fetch_add(&ah_handles, 1) + 1;
 	ah->pd = pd;
 	ah->attr = *attr;
+	/* Whatever the caller passed, a GRH carries 20 bits of flow label:
+	 * the kernel accepts any value and mlx5 keeps the low 20 bits. */
+	ah->attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
 	ah->port_num = (uint8_t)attr->port_num;
 	/* Without a GRH (an InfiniBand port) there is no IP address to send
 	 * to: dest stays the unspecified address, as LIDs are not routed. */

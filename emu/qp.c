@@ -758,8 +758,12 @@ static void do_modify(void *p)
 		qp->attr.qp_access_flags = a->qp_access_flags;
 	if (m & IBV_QP_QKEY)
 		qp->attr.qkey = a->qkey;
-	if (m & IBV_QP_AV)
+	if (m & IBV_QP_AV) {
 		qp->attr.ah_attr = a->ah_attr;
+		/* The 20 bits a GRH has room for, as mlx5 reports them back
+		 * (UCX passes 0xffffffff). */
+		qp->attr.ah_attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
+	}
 	if (m & IBV_QP_PATH_MTU)
 		qp->attr.path_mtu = a->path_mtu;
 	if (m & IBV_QP_TIMEOUT)
