@@ -14,6 +14,12 @@ EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
 	tests/integration/wire_check.py
 
+# UCX and the view of /dev and /sys emuverbs run gives programs (its own
+# list, so that it and the one above change independently).
+VIEW_TESTS = tests/integration/ucx.sh tests/integration/view.sh
+TESTS += $(VIEW_TESTS)
+EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py
+
 # The scripts run the built tools and library.
 check_SCRIPTS += emuverbs
 
