@@ -66,6 +66,7 @@ int emu_ns_enter(const char **what)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	int rc;
 
 	/* A mount namespace alone needs CAP_SYS_ADMIN; a root without it
 	 * (some containers) can still make a user namespace. */
@@ -74,8 +75,9 @@ int emu_ns_enter(const char **what)
 			return fail(what, "unshare(CLONE_NEWNS)");
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
 			return fail(what, "unshare(CLONE_NEWUSER)");
-		if (map_ids(uid, gid, what))
-			return -errno;
+		rc = map_ids(uid, gid, what);
+		if (rc)
+			return rc;
 	}
 	/* Slave: mounts the host makes later still show here, and nothing
 	 * mounted here reaches the host. */
@@ -125,8 +127,12 @@ static int list_entries(int fd, const char *const *skip, struct entry **out,
 		close(dfd);
 		return -1;
 	}
-	errno = 0;
-	while ((d = readdir(dir))) {
+	for (;;) {
+		/* readdir says end and error apart only through errno. */
+		errno = 0;
+		d = readdir(dir);
+		if (!d)
+			break;
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
 		    skipped(d->d_name, skip))
 			continue;
@@ -144,7 +150,6 @@ static int list_entries(int fd, const char *const *skip, struct entry **out,
 		if (!e[n].name)
 			goto oom;
 		e[n++].mode = st.st_mode;
-		errno = 0;
 	}
 	if (errno) {
 		int err = errno;
