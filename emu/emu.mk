@@ -4,6 +4,7 @@
 libemucore_la_SOURCES = \
 	emu/log.c emu/log.h \
 	emu/device.c emu/device.h emu/attr.c \
+	emu/sysview.c emu/sysview.h \
 	emu/async.c emu/async.h \
 	emu/engine.c emu/engine.h \
 	emu/config.c emu/config.h \

@@ -827,6 +827,11 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	wc.byte_len = (uint32_t)sizeof(grh) + len;
 	wc.src_qp = deth_sqpn(pkt->w.hdr);
 	wc.wc_flags = IBV_WC_GRH;
+	/* On RoCE, mlx5 reports the packet type in sl rather than a service
+	 * level: bit 3 set for a UDP (RoCEv2) frame, bits 2:0 the L3 header
+	 * (1 IPv6, 2 IPv4). UCX's ud_verbs reads the destination GID out of
+	 * the GRH area according to it (doc/ucx.md). */
+	wc.sl = 0x8 | (IN6_IS_ADDR_V4MAPPED(&pkt->u->src) ? 0x2 : 0x1);
 	if (wire_op_has(pkt->opcode, WIRE_F_IMMDT)) {
 		wc.imm_data = immdt_imm_be(pkt->w.hdr);
 		wc.wc_flags |= IBV_WC_WITH_IMM;

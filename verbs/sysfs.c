@@ -1,5 +1,6 @@
 /* The historical sysfs helpers of IBVERBS_1.0: real file reads, since other
- * libraries call them; emulated devices simply have nothing under /sys. */
+ * libraries call them; they find emulated devices under `emuverbs run`'s view
+ * (emu/sysview.c), nothing elsewhere. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,9 +53,10 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 	return (int)len;
 }
 
-/* rdma-core's private helper for reading a kernel device's sysfs files.
- * Emulated devices have no sysfs directory, so every read finds nothing;
- * the handle is opaque here and never dereferenced. */
+/* rdma-core's private helper for reading a kernel device's sysfs files,
+ * for its providers. Emulated devices have no kernel sysfs directory (the
+ * view is for other programs), so every read finds nothing; the handle is
+ * opaque here and never dereferenced. */
 struct verbs_sysfs_dev;
 int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,

@@ -14,6 +14,15 @@ EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
 	tests/integration/wire_check.py
 
+# UCX, Open MPI over UCX, and the view of /dev and /sys emuverbs run
+# gives programs (a list of its own, so that it and the one above change
+# independently).
+VIEW_TESTS = tests/integration/ucx.sh tests/integration/view.sh \
+	tests/integration/mpi.sh
+TESTS += $(VIEW_TESTS)
+EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py \
+	tests/integration/mpi_pingpong.c
+
 # The scripts run the built tools and library.
 check_SCRIPTS += emuverbs
 

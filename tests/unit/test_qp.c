@@ -966,6 +966,60 @@ START_TEST(t_uc)
 }
 END_TEST
 
+/* A port on an IPv6 address: the GRH area is the IPv6 header and the
+ * completion says so in sl, as mlx5's does (RoCEv2 = bit 3, IPv6 = 1). */
+START_TEST(t_ud_ipv6)
+{
+	static const uint8_t lo6[16] = { [15] = 1 };
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct fx f;
+	uint8_t *g;
+
+	ck_assert_int_eq(setenv("EMUVERBS_ADDRESS", "::1", 1), 0);
+	fx_open(&f, IBV_QPT_UD);
+	ck_assert(!memcmp(f.gid.raw, lo6, 16));
+	ud_ready(f.a.qp);
+	ud_ready(f.b.qp);
+	aha.grh.dgid = f.gid;
+	aha.grh.hop_limit = 64;
+	ah = ibv_create_ah(f.pd, &aha);
+	ck_assert_ptr_nonnull(ah);
+
+	fill(f.a.buf, 256, 3);
+	post_recv(&f.b, 1, f.b.buf, 40 + 256);
+	sge.addr = (uintptr_t)f.a.buf;
+	sge.length = 256;
+	sge.lkey = f.a.mr->lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = f.b.qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, 40 + 256);
+	ck_assert(wc.wc_flags & IBV_WC_GRH);
+	ck_assert_uint_eq(wc.sl, 0x9);
+	g = f.b.buf;
+	ck_assert_uint_eq(g[0] >> 4, 6);		/* IP version */
+	ck_assert_uint_eq(g[6], 17);			/* next header: UDP */
+	ck_assert(!memcmp(g + 8, lo6, 16));		/* source */
+	ck_assert(!memcmp(g + 24, lo6, 16));		/* destination */
+	ck_assert(!memcmp(f.b.buf + 40, f.a.buf, 256));
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(t_ud)
 {
 	struct ibv_ah_attr aha;
@@ -1011,6 +1065,8 @@ START_TEST(t_ud)
 	ck_assert(wc.wc_flags & IBV_WC_GRH);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_IMM);
 	ck_assert_uint_eq(be32toh(wc.imm_data), 0x12345678);
+	/* As mlx5: RoCEv2 (UDP, bit 3) over IPv4 (2). */
+	ck_assert_uint_eq(wc.sl, 0xa);
 	/* IPv4: 20 zero bytes, then the IPv4 header. */
 	g = f.b.buf;
 	ck_assert_uint_eq(g[0], 0);
@@ -1208,6 +1264,7 @@ static Suite *qp_suite(void)
 	tcase_add_test(td, t_rc_rnr);
 	tcase_add_test(td, t_rc_length_and_lkey);
 	tcase_add_test(td, t_uc);
+	tcase_add_test(td, t_ud_ipv6);
 	tcase_add_test(td, t_ud);
 	tcase_add_test(td, t_flow_label_any);
 	suite_add_tcase(s, td);

@@ -19,7 +19,8 @@ NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
 CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_speed \
 	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
 	tests/unit/test_qp_attr tests/unit/test_rx tests/unit/test_endpoint \
-	tests/unit/test_async tests/unit/test_engine tests/unit/test_device
+	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
+	tests/unit/test_sysview
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs
@@ -28,8 +29,11 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event tests/unit/test_comp
 
+# tools/: emuverbs run's namespaces and view (skips without namespaces)
+TOOLS_UNIT_TESTS = tests/unit/test_nsview
+
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
-	$(API_UNIT_TESTS)
+	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS)
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -87,3 +91,7 @@ tests_unit_test_tm_LDADD = $(API_LIBS)
 tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
+
+tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
+# Builds the view itself for the tests that find and fill it.
+tests_unit_test_sysview_LDADD = $(CORE_LIBS) libnsview.la
