@@ -797,15 +797,23 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 
 	if (deth_qkey(pkt->w.hdr) != qp->attr.qkey) {
 		pkt->tp->cnt.rx_bad_qkey++;
+		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: Q_Key "
+			"0x%08x, the QP's is 0x%08x", qp->qpn,
+			deth_qkey(pkt->w.hdr), qp->attr.qkey);
 		return;
 	}
 	w = rq_head(qp);
 	if (!w) {
 		pkt->tp->cnt.seq_drops++;
+		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: no receive "
+			"posted", qp->qpn);
 		return;
 	}
-	if (len > qp->mtu)
+	if (len > qp->mtu) {
+		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: %u bytes "
+			"exceed the MTU %u", qp->qpn, len, qp->mtu);
 		return;
+	}
 	if (40 + len > w->length) {
 		/* The WQE completes in error; a UD QP carries on. */
 		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
