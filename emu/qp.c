@@ -102,6 +102,15 @@ static int table_insert(struct emu_qp_table *t, struct emu_qp *qp)
 	if (t->live >= t->max)
 		return emu_refuse(ENOMEM, "ibv_create_qp: max_qp (%u) QPs "
 				  "exist already", t->max);
+	if (qp->gsi_port) {
+		if (t->gsi[qp->gsi_port - 1])
+			return emu_refuse(EBUSY, "GSI QP: port %u has one "
+					  "already", qp->gsi_port);
+		qp->qpn = EMU_GSI_QPN;
+		t->gsi[qp->gsi_port - 1] = qp;
+		t->live++;
+		return 0;
+	}
 	for (tries = 0; tries < (1u << 24); tries++) {
 		uint32_t qpn = t->next & WIRE_QPN_MASK;
 
@@ -120,6 +129,13 @@ static int table_insert(struct emu_qp_table *t, struct emu_qp *qp)
 
 static void table_remove(struct emu_qp_table *t, struct emu_qp *qp)
 {
+	if (qp->gsi_port) {
+		if (t->gsi[qp->gsi_port - 1] == qp) {
+			t->gsi[qp->gsi_port - 1] = NULL;
+			t->live--;
+		}
+		return;
+	}
 	if (t->slot[qp->qpn & (t->nslots - 1)] == qp) {
 		t->slot[qp->qpn & (t->nslots - 1)] = NULL;
 		t->live--;
@@ -487,8 +503,8 @@ static void qp_free(struct emu_qp *qp)
 	free(qp);
 }
 
-int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
-		  struct emu_qp **out)
+static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
+		     uint8_t gsi_port, struct emu_qp **out)
 {
 	struct emu_device *dev = ctx->dev;
 	struct ibv_qp_cap *cap = &init->cap;
@@ -508,6 +524,7 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	qp->dev = dev;
 	qp->ctx = ctx;
 	qp->type = init->qp_type;
+	qp->gsi_port = gsi_port;
 	/* What each kind of QP ignores, the kernel ignores and zeroes too:
 	 * an XRC target has no PD, CQs or queues, an XRC initiator and a QP
 	 * on an SRQ no receive queue of their own. */
@@ -609,6 +626,30 @@ int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		atomic_fetch_add(&qp->xrcd->users, 1);
 	*out = qp;
 	return 0;
+}
+
+int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
+		  struct emu_qp **out)
+{
+	return qp_create(ctx, init, 0, out);
+}
+
+int emu_qp_create_gsi(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
+		      uint8_t port, struct emu_qp **out)
+{
+	if (init->qp_type != IBV_QPT_UD || init->srq)
+		return emu_refuse(EINVAL, "GSI QP: must be UD with a receive "
+				  "queue of its own");
+	if (!emu_device_port(ctx->dev, port))
+		return emu_refuse(EINVAL, "GSI QP: no port %u", port);
+	return qp_create(ctx, init, port, out);
+}
+
+struct emu_qp *emu_qp_gsi(struct emu_device *dev, uint32_t port)
+{
+	if (port < 1 || port > dev->nports)
+		return NULL;
+	return dev->qps->gsi[port - 1];
 }
 
 static void do_remove(void *p)
@@ -850,6 +891,14 @@ int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 
 	mask = emu_qp_modify_mask(qp->type, mask);
 	call.mask = mask;
+	/* A GSI QP serves the port it was made for, with the GSI Q_Key. */
+	if (qp->gsi_port && (((mask & IBV_QP_PORT) &&
+			      attr->port_num != qp->gsi_port) ||
+			     ((mask & IBV_QP_QKEY) &&
+			      attr->qkey != EMU_GSI_QKEY)))
+		return emu_refuse(EINVAL, "ibv_modify_qp: QP1 is port %u's, "
+				  "with Q_Key 0x%08x", qp->gsi_port,
+				  EMU_GSI_QKEY);
 	pthread_mutex_lock(&qp->lock);
 	rc = emu_qp_modify_check(qp->type, emu_qp_state(qp), attr, mask,
 				 &next);

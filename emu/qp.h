@@ -221,6 +221,7 @@ struct emu_qp {
 	struct emu_doorbell *db;
 	uint32_t events_raised;		/* async events pushed for it */
 	bool in_table;
+	uint8_t gsi_port;		/* QP1 of this port, or 0 */
 	struct emu_srq *srq;		/* basic SRQ its receives come from */
 	struct emu_xrcd_dom *xrcd;	/* XRC target: the domain it is in */
 	/* XRC target: ibv_open_qp() handles besides the creator's; the QP
@@ -271,6 +272,16 @@ struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn);
 
 /* The verbs, after the front end's argument checks (verbs/qp.c). Return
  * 0 or a positive errno; create sets *out. */
+/* QP1, the general services interface, of one port: a UD QP numbered 1
+ * that receives what peers send to QP 1 there (CM MADs, for librdmacm).
+ * EBUSY when the port has one. */
+#define EMU_GSI_QPN	1
+#define EMU_GSI_QKEY	0x80010000u
+int emu_qp_create_gsi(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
+		      uint8_t port, struct emu_qp **out);
+/* The GSI QP of a port, or NULL. Engine thread. */
+struct emu_qp *emu_qp_gsi(struct emu_device *dev, uint32_t port);
+
 int emu_qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		  struct emu_qp **out);
 int emu_qp_destroy(struct emu_qp *qp);

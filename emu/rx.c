@@ -94,7 +94,9 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		c->rx_delivered++;
 		return;
 	}
-	qp = emu_qp_lookup(tp->port->dev, bth_qpn(pkt.w.hdr));
+	qp = bth_qpn(pkt.w.hdr) == EMU_GSI_QPN ?
+	     emu_qp_gsi(tp->port->dev, tp->port->num) :
+	     emu_qp_lookup(tp->port->dev, bth_qpn(pkt.w.hdr));
 	if (!qp || !(pkt.w.info->qpt & qpt_bit(qp->type)) || qp->tp != tp) {
 		c->rx_bad_qpn++;
 		DROP(!qp ? "no such QP" : qp->tp != tp ? "QP of another port" :

@@ -64,6 +64,9 @@ struct emu_qp_table {
 	uint32_t next;			/* next QPN to try */
 	struct emu_transport tr;
 	struct emu_srq_table *srqs;	/* SRQN -> SRQ (emu/srq.c) */
+	/* Each port's QP1 (the GSI), outside the slots: every port has
+	 * its own QP number 1. */
+	struct emu_qp *gsi[EMU_MAX_PORTS];
 };
 
 static inline struct emu_transport *emu_transport_of(struct emu_device *dev)

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "emuverbs/gsi.h"
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/pd.h"
@@ -45,8 +46,9 @@ static int create_supported(struct ibv_context *context,
 	return 0;
 }
 
+/* gsi_port: 0, or the port whose QP1 this is. */
 static struct ibv_qp *create(struct ibv_context *context,
-			     struct ibv_qp_init_attr_ex *init)
+			     struct ibv_qp_init_attr_ex *init, uint8_t gsi_port)
 {
 	struct emu_context *ctx = emu_ctx(context);
 	struct emu_qp *qp;
@@ -56,7 +58,8 @@ static struct ibv_qp *create(struct ibv_context *context,
 	if (!rc)
 		rc = create_supported(context, init);
 	if (!rc)
-		rc = emu_qp_create(ctx, init, &qp);
+		rc = gsi_port ? emu_qp_create_gsi(ctx, init, gsi_port, &qp) :
+				emu_qp_create(ctx, init, &qp);
 	if (!rc && (init->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		rc = emu_qpx_init(&qp->qpx, init->send_ops_flags,
 				  init->cap.max_send_wr, init->cap.max_send_sge,
@@ -83,8 +86,28 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	memcpy(&init, qp_init_attr, sizeof(*qp_init_attr));
 	init.comp_mask = IBV_QP_INIT_ATTR_PD;
 	init.pd = pd;
-	qp = create(pd->context, &init);
+	qp = create(pd->context, &init, 0);
 	/* The caps granted go back to the caller, as with rdma-core. */
+	if (qp)
+		qp_init_attr->cap = init.cap;
+	return qp;
+}
+
+struct ibv_qp *emuverbs_create_gsi_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *qp_init_attr,
+				      uint8_t port_num)
+{
+	struct ibv_qp_init_attr_ex init;
+	struct ibv_qp *qp;
+
+	if (!pd || !qp_init_attr)
+		return verbs_null(emu_refuse(EINVAL, "emuverbs_create_gsi_qp: "
+					     "pd or qp_init_attr is NULL"));
+	memset(&init, 0, sizeof(init));
+	memcpy(&init, qp_init_attr, sizeof(*qp_init_attr));
+	init.comp_mask = IBV_QP_INIT_ATTR_PD;
+	init.pd = pd;
+	qp = create(pd->context, &init, port_num);
 	if (qp)
 		qp_init_attr->cap = init.cap;
 	return qp;
@@ -97,7 +120,7 @@ static struct ibv_qp *op_create_qp_ex(struct ibv_context *context,
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_qp_ex: "
 					     "context or qp_init_attr is "
 					     "NULL"));
-	return create(context, init);
+	return create(context, init, 0);
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
