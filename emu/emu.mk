@@ -2,11 +2,9 @@
 # tables and their rtnetlink follower, PD/MR/MW/AH, CQ, SRQ and tag
 # matching, the QP state machine and the RC/UC/UD transport engines).
 libemucore_la_SOURCES = \
-	emu/log.c emu/log.h \
 	emu/device.c emu/device.h emu/attr.c \
 	emu/sysview.c emu/sysview.h \
 	emu/async.c emu/async.h \
-	emu/engine.c emu/engine.h \
 	emu/config.c emu/config.h \
 	emu/speed.c emu/speed.h \
 	emu/gid.c emu/gid.h \
@@ -22,6 +20,12 @@ libemucore_la_SOURCES = \
 	emu/transport.c emu/transport.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
-libemucore_la_LIBADD = libemunet.la $(NLROUTE_LIBS) $(INIH_LIBS) $(EV_LIBS)
+libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
+	$(INIH_LIBS)
+
+# The engine thread (libev loop, calls, timers, fd watches, doorbells) and
+# the debug log: what librdmacm's connection manager needs of emu/ too.
+libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h
+libemuutil_la_LIBADD = $(EV_LIBS)
 
 EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md
