@@ -75,8 +75,10 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	ah->port_num = (uint8_t)attr->port_num;
 	/* Without a GRH (an InfiniBand port) there is no IP address to send
 	 * to: dest stays the unspecified address, as LIDs are not routed. */
-	if (attr->is_global)
+	if (attr->is_global) {
 		memcpy(&ah->dest, attr->grh.dgid.raw, sizeof(ah->dest));
+		memcpy(&ah->src, sgid.gid.raw, sizeof(ah->src));
+	}
 	emu_pd_get(pd);
 	*out = ah;
 	return 0;

@@ -15,6 +15,7 @@ struct emu_ah {
 	struct emu_pd *pd;
 	struct ibv_ah_attr attr;	/* as created */
 	struct in6_addr dest;		/* IPv4 kept v4-mapped */
+	struct in6_addr src;		/* the source GID's address */
 	uint8_t port_num;
 };
 

@@ -300,6 +300,7 @@ enum port_key {
 	PK_ADDRESS,
 	PK_NETDEV,
 	PK_GID,
+	PK_UDP_IO,
 	PK_COUNT
 };
 
@@ -315,6 +316,7 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_ADDRESS] = "address",
 	[PK_NETDEV] = "netdev",
 	[PK_GID] = "gid",
+	[PK_UDP_IO] = "udp_io",
 };
 
 /* Set one port key other than gid. Does not check address against netdev:
@@ -325,6 +327,7 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 	static const char *const link_layers[] = {
 		"infiniband", "ethernet", NULL };
 	static const char *const states[] = { "down", "active", NULL };
+	static const char *const udp_ios[] = { "auto", "mmsg", NULL };
 	unsigned int i = 0;
 	uint32_t x = 0;
 
@@ -376,6 +379,11 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 		return 0;
 	case PK_NETDEV:
 		return parse_netdev(v, port->netdev, err);
+	case PK_UDP_IO:
+		if (parse_choice(v, udp_ios, "auto, mmsg", &i, err))
+			return -1;
+		port->udp_mmsg = i;
+		return 0;
 	case PK_GID:
 	case PK_COUNT:
 		break;
@@ -1253,6 +1261,7 @@ static const struct env_key env_keys[] = {
 	{ "EMUVERBS_LATENCY_US", PK_LATENCY_US },
 	{ "EMUVERBS_ADDRESS", PK_ADDRESS },
 	{ "EMUVERBS_NETDEV", PK_NETDEV },
+	{ "EMUVERBS_UDP_IO", PK_UDP_IO },
 };
 
 #define N_ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))

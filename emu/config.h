@@ -38,6 +38,9 @@ struct emu_port_config {
 	bool has_address;
 	struct in6_addr address; /* IPv4 stored v4-mapped (::ffff:a.b.c.d) */
 	char netdev[IF_NAMESIZE];
+	/* UDP I/O through recvmmsg/sendmmsg only, never io_uring (old
+	 * kernels, seccomp, valgrind). */
+	bool udp_mmsg;
 	unsigned int n_static_gids;
 	struct emu_static_gid static_gids[EMU_MAX_STATIC_GIDS];
 };

@@ -726,9 +726,19 @@ static void set_path(struct emu_qp *qp)
 			mtu = qp->dev->ports[port - 1].cfg.mtu;
 		qp->mtu = mtu;
 	}
-	if (qp->type != IBV_QPT_UD)
+	if (qp->type != IBV_QPT_UD) {
+		struct ibv_gid_entry e;
+
 		memcpy(&qp->dest, qp->attr.ah_attr.grh.dgid.raw,
 		       sizeof(qp->dest));
+		/* Resolved once, as the destination is: the address the
+		 * path's source GID stands for. */
+		if (emu_gid_table_query(&qp->dev->ports[port - 1].gids,
+					qp->attr.ah_attr.grh.sgid_index, &e))
+			memset(&qp->src, 0, sizeof(qp->src));
+		else
+			memcpy(&qp->src, e.gid.raw, sizeof(qp->src));
+	}
 }
 
 static void do_modify(void *p)

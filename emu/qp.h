@@ -214,6 +214,7 @@ struct emu_qp {
 	struct emu_tport *tp;		/* port of the path */
 	unsigned int sock;		/* send pool socket */
 	struct in6_addr dest;		/* RC/UC peer */
+	struct in6_addr src;		/* the path's source GID address */
 	uint32_t mtu;			/* path MTU in bytes */
 	struct emu_req_state req;
 	struct emu_comp_state comp;

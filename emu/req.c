@@ -127,7 +127,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	struct emu_udp *u = &qp->tp->udp;
 	uint32_t off = qp->req.off, psn = qp->req.psn;
 	uint32_t n = 0, nps = 1, pad, dqpn;
-	const struct in6_addr *dst;
+	const struct in6_addr *src, *dst;
 	bool first = off == 0, last = true, ackreq, se;
 	uint8_t *buf = emu_udp_tx_buf(u);
 	uint8_t op;
@@ -197,10 +197,11 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	}
 	memset(wire_payload(buf) + n, 0, pad);
 
+	src = qp->type == IBV_QPT_UD ? &w->ah->src : &qp->src;
 	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
 	if (psn_before(psn, qp->req.psn_hi))
 		qp->tp->cnt.retransmits++;
-	emu_tx_packet(qp, dst, buf, wire_op_hdr_len(op) + n + pad);
+	emu_tx_packet(qp, src, dst, buf, wire_op_hdr_len(op) + n + pad);
 
 	qp->req.psn = psn_add(psn, nps);
 	if (psn_after(qp->req.psn, qp->req.psn_hi))

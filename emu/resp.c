@@ -50,7 +50,7 @@ static void send_aeth(struct emu_qp *qp, uint8_t op, uint8_t syn,
 	bth_init(buf, op, false, false, 0, WIRE_DEFAULT_PKEY, dest_qpn(qp),
 		 false, psn);
 	aeth_init(buf, syn, qp->resp.msn);
-	emu_tx_packet(qp, &qp->dest, buf, wire_op_hdr_len(op));
+	emu_tx_packet(qp, &qp->src, &qp->dest, buf, wire_op_hdr_len(op));
 }
 
 static void ack_unlink(struct emu_qp *qp)
@@ -453,7 +453,7 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 		if (chunk)
 			memcpy(wire_payload(buf), src + off, chunk);
 		memset(wire_payload(buf) + chunk, 0, pad);
-		emu_tx_packet(qp, &qp->dest, buf,
+		emu_tx_packet(qp, &qp->src, &qp->dest, buf,
 			      wire_op_hdr_len(op) + chunk + pad);
 		off += chunk;
 	}
@@ -515,7 +515,7 @@ static void atomic_ack(struct emu_qp *qp, uint32_t psn, uint64_t orig)
 		 false, psn);
 	aeth_init(buf, aeth_syn_ack(AETH_CREDITS_INVALID), qp->resp.msn);
 	atmack_set_orig(buf, orig);
-	emu_tx_packet(qp, &qp->dest, buf, wire_op_hdr_len(op));
+	emu_tx_packet(qp, &qp->src, &qp->dest, buf, wire_op_hdr_len(op));
 }
 
 static enum resp_res do_atomic(struct emu_qp *qp, struct emu_rx_pkt *pkt)

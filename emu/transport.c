@@ -37,7 +37,8 @@ int emu_transport_start(struct emu_device *dev)
 			continue;
 		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
 				  &port->ep.addr, port->ep.netdev[0] != '\0',
-				  EMU_UDP_AUTO);
+				  port->cfg.udp_mmsg ? EMU_UDP_MMSG :
+						       EMU_UDP_AUTO);
 		if (rc) {
 			emu_udp_close(&tp->udp);
 			emu_transport_stop(dev);
@@ -107,52 +108,34 @@ void emu_transport_flush(struct emu_transport *t)
 			emu_udp_flush(&t->ports[i].udp);
 }
 
-/* The source address of qp's packets: the endpoint's, or for a wildcard
- * endpoint the address of the GID the path names. */
-static void source_addr(struct emu_qp *qp, struct in6_addr *src)
-{
-	struct emu_port *port = qp->tp->port;
-	uint8_t idx = qp->attr.ah_attr.grh.sgid_index;
-	struct ibv_gid_entry e;
-
-	if (!qp->tp->udp.any) {
-		*src = qp->tp->udp.local;
-		return;
-	}
-	if (!emu_gid_table_query(&port->gids, idx, &e))
-		memcpy(src, e.gid.raw, sizeof(*src));
-	else
-		memset(src, 0, sizeof(*src));
-}
-
-void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *dst,
-		   uint8_t *buf, uint32_t ib_len)
+void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
+		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len)
 {
 	struct emu_tport *tp = qp->tp;
 	uint16_t sport = emu_udp_sport(&tp->udp, qp->sock);
 	uint8_t ph[ICRC_PSEUDO_MAX];
 	uint32_t dlen = ib_len + ICRC_LEN;
-	struct in6_addr src;
 	size_t iplen;
 
 	if (!tp->open || atomic_load(&tp->port->state) != IBV_PORT_ACTIVE)
 		return;
-	source_addr(qp, &src);
+	if (!tp->udp.any)
+		src = &tp->udp.local;
 	/* The ICRC covers what the kernel will write in front: build the
 	 * same IP and UDP headers (DF, ID 0, our ports and length). */
 	if (IN6_IS_ADDR_V4MAPPED(dst)) {
 		struct in_addr s, d;
 
-		memcpy(&s, &src.s6_addr32[3], 4);
+		memcpy(&s, &src->s6_addr32[3], 4);
 		memcpy(&d, &dst->s6_addr32[3], 4);
 		iplen = icrc_pseudo_v4(ph, &s, &d, sport, EMU_ROCE_UDP_PORT,
 				       dlen);
 	} else {
-		iplen = icrc_pseudo_v6(ph, &src, dst, sport,
+		iplen = icrc_pseudo_v6(ph, src, dst, sport,
 				       EMU_ROCE_UDP_PORT, dlen);
 	}
 	icrc_put(buf + ib_len, icrc_compute(ph, iplen, ph + iplen, buf,
 					    ib_len));
-	emu_udp_tx_queue(&tp->udp, qp->sock, &src, dst, EMU_ROCE_UDP_PORT,
+	emu_udp_tx_queue(&tp->udp, qp->sock, src, dst, EMU_ROCE_UDP_PORT,
 			 dlen);
 }

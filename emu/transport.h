@@ -118,8 +118,10 @@ void emu_comp_timers_stop(struct emu_qp *qp);
 void emu_comp_arm(struct emu_qp *qp);
 
 /* Build the UDP/IP-level frame around an IB packet of ib_len bytes (BTH
- * through pad) at buf and queue it: ICRC, pseudo header, destination. */
-void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *dst,
-		   uint8_t *buf, uint32_t ib_len);
+ * through pad) at buf and queue it: ICRC, pseudo header, destination.
+ * src is the address of the path's source GID (the AH's for UD), used
+ * when the endpoint is a wildcard (a netdev-bound port). */
+void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
+		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len);
 
 #endif

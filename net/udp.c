@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <net/if.h>
+#include <stdio.h>
 
 #include "net/udp.h"
 
@@ -90,6 +93,12 @@ static int tx_socket(const struct emu_udp *u, uint16_t *port)
 			    IPV6_PMTUDISC_DO);
 	if (!rc && u->family == AF_INET6 && u->any)
 		rc = setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0);
+	/* A port tied to an interface sends out of it, as it receives: that
+	 * also gives link-local IPv6 peers (fe80::) their scope. */
+	if (!rc && u->ifname[0] &&
+	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, u->ifname,
+		       (socklen_t)strlen(u->ifname) + 1))
+		rc = -errno;
 	if (rc)
 		goto fail;
 	/* Large enough for a window of full-size packets in one go. */
@@ -426,6 +435,14 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 	if (local && !any)
 		u->local = *local;
 
+	/* The send pool follows the endpoint's tie to an interface. */
+	if (any) {
+		char name[IFNAMSIZ + 1] = "";
+		socklen_t n = IFNAMSIZ;	/* the kernel wants room for all */
+
+		if (!getsockopt(rx_fd, SOL_SOCKET, SO_BINDTODEVICE, name, &n))
+			snprintf(u->ifname, sizeof(u->ifname), "%s", name);
+	}
 	/* The receiver rebuilds the IP header (ICRC, UD's GRH) from these. */
 	if (any) {
 		setopt(rx_fd, IPPROTO_IP, IP_PKTINFO, 1);
@@ -437,6 +454,10 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 	if (family == AF_INET6) {
 		setopt(rx_fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1);
 		setopt(rx_fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
+		/* Kernel rxe sends IPv6 RoCEv2 with UDP checksum 0, which
+		 * the ICRC makes redundant; IPv6 drops such datagrams
+		 * unless the socket says it takes them. */
+		setopt(rx_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, 1);
 	}
 	/* Bursts of a whole send window must not overflow the default
 	 * receive buffer (a loss costs RC a retransmission, UC a message). */

@@ -49,6 +49,7 @@ struct emu_udp {
 	int family;			/* AF_INET or AF_INET6 */
 	bool any;			/* endpoint bound to the wildcard */
 	struct in6_addr local;		/* its address when not any */
+	char ifname[16];		/* interface the endpoint is tied to */
 	int tx_fd[EMU_UDP_TX_SOCKS];
 	uint16_t tx_port[EMU_UDP_TX_SOCKS];	/* host order */
 

@@ -1,9 +1,11 @@
 #!/bin/sh
-# Two hosts in network namespaces this test creates, joined by a veth with
-# tc netem loss, delay and reordering: netdev-bound ports, GIDs from the
-# interface, a port MTU that fits it, and RC recovering from real loss.
+# Two hosts in network namespaces this test creates, joined by a veth:
+# netdev-bound ports, GIDs from the interface's IPv4 and IPv6 addresses, a
+# port MTU that fits it, RC/UD/SRQ over IPv6 (global and link-local), and
+# RC recovering from real loss (tc netem, or a token bucket without it).
 . "$(dirname "$0")/lib.sh"
-need ip tc ibv_rc_pingpong ibv_ud_pingpong ib_write_bw ib_read_lat ss
+need ip tc ibv_rc_pingpong ibv_ud_pingpong ibv_srq_pingpong ib_write_bw \
+	ib_read_lat ss
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: network namespaces need root"
 	exit 77
@@ -81,6 +83,40 @@ wait $sp 2>/dev/null
 cat "$WORK/m.server" "$WORK/m.client" >"$WORK/m.both"
 expect "path MTU 4096 over a 1500-byte link is refused" "$WORK/m.both" \
 	'Failed to modify QP to RTR'
+
+# RoCEv2 over IPv6: a documentation-prefix address on each end besides the
+# link-local ones; the port's GID table follows both (rtnetlink), and RC,
+# UD (whose GRH is the IPv6 header) and SRQ run over each kind.
+ip -n "$A" addr add 2001:db8:77::1/64 dev va nodad
+ip -n "$B" addr add 2001:db8:77::2/64 dev vb nodad
+sleep 0.5
+$SA "$EMU" devices >"$WORK/dev6" 2>&1
+# gidx FILE PATTERN: the index of the RoCEv2 GID whose address matches.
+gidx() {
+	sed -n "s/^ *GID\[ *\([0-9]*\)\] \($2\) *RoCEv2.*/\1/p" "$1" | head -1
+}
+g6=$(gidx "$WORK/dev6" '2001:db8:77::1')
+ll=$(gidx "$WORK/dev6" 'fe80::[0-9a-f:]*')
+if [ -n "$g6" ] && [ -n "$ll" ]; then
+	ok "the port's GIDs follow the IPv6 addresses ($g6 global, $ll link-local)"
+	next_port
+	npair "rc_pingpong over IPv6" "ibv_rc_pingpong -g $g6 -s 8000 -n 100 -p $PORT" \
+		"ibv_rc_pingpong -g $g6 -s 8000 -n 100 -p $PORT 198.18.0.1"
+	next_port
+	npair "ud_pingpong over IPv6 (GRH)" "ibv_ud_pingpong -g $g6 -s 1000 -n 100 -p $PORT" \
+		"ibv_ud_pingpong -g $g6 -s 1000 -n 100 -p $PORT 198.18.0.1"
+	next_port
+	npair "srq_pingpong over IPv6" "ibv_srq_pingpong -g $g6 -s 4000 -n 100 -q 4 -p $PORT" \
+		"ibv_srq_pingpong -g $g6 -s 4000 -n 100 -q 4 -p $PORT 198.18.0.1"
+	next_port
+	npair "rc_pingpong over link-local IPv6" "ibv_rc_pingpong -g $ll -s 8000 -n 100 -p $PORT" \
+		"ibv_rc_pingpong -g $ll -s 8000 -n 100 -p $PORT 198.18.0.1"
+	next_port
+	npair "ud_pingpong over link-local IPv6" "ibv_ud_pingpong -g $ll -s 1000 -n 100 -p $PORT" \
+		"ibv_ud_pingpong -g $ll -s 1000 -n 100 -p $PORT 198.18.0.1"
+else
+	bad "the port's GIDs follow the IPv6 addresses" "$WORK/dev6"
+fi
 
 # Real loss on the link. netem (random loss, delay, reordering) is used
 # where the kernel has it; otherwise a token bucket with a small burst

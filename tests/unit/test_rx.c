@@ -1,6 +1,6 @@
 /* Unit tests for the receive path: malformed, truncated, unknown-opcode,
  * wrong-QPN and ICRC-bad datagrams from a raw UDP socket are counted and
- * dropped. */
+ * dropped; IPv4 headers with the sender's own identification pass. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
 
 #include <check.h>
 
@@ -163,6 +165,93 @@ START_TEST(t_rx_counts_and_drops)
 }
 END_TEST
 
+/*
+ * What kernel rxe and RoCE NICs send: IPv4 headers with identifications of
+ * their own (covered by the ICRC), DF set or not. A raw socket writes the
+ * header exactly; the port must verify the ICRC all the same, and still
+ * drop a damaged packet.
+ */
+static void send_hdrincl(int raw, uint8_t *pkt, size_t len, uint16_t id,
+			 uint16_t frag, bool damage)
+{
+	uint8_t dgram[20 + 8 + 256];
+	uint8_t ph[ICRC_PSEUDO_MAX];
+	struct in_addr a, b;
+	size_t n;
+
+	ck_assert_uint_le(len, 256);
+	a.s_addr = htonl(INADDR_LOOPBACK);
+	b.s_addr = dst.sin_addr.s_addr;
+	n = icrc_pseudo_v4(ph, &a, &b, sport, EMU_ROCE_UDP_PORT, len);
+	wire_put16(ph + 4, id);
+	wire_put16(ph + 6, frag);
+	icrc_put(pkt + len - ICRC_LEN,
+		 icrc_compute(ph, n, ph + n, pkt, len - ICRC_LEN));
+	if (damage)
+		pkt[WIRE_BTH_LEN] ^= 0x10;
+	/* The real header: TTL and TOS as any, checksum filled in by the
+	 * kernel, the UDP checksum 0 (none), as rxe sends. */
+	memcpy(dgram, ph, 28);
+	dgram[1] = 0x02;
+	dgram[8] = 64;
+	dgram[10] = dgram[11] = 0;
+	dgram[26] = dgram[27] = 0;
+	memcpy(dgram + 28, pkt, len);
+	ck_assert_int_eq(sendto(raw, dgram, 28 + len, 0,
+				(struct sockaddr *)&dst, sizeof(dst)),
+			 (ssize_t)(28 + len));
+}
+
+START_TEST(t_rx_any_ipv4_id)
+{
+	struct emu_port_counters c0, c;
+	uint8_t pkt[256];
+	size_t len;
+	int raw, one = 1;
+
+	raw = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (raw < 0) {
+		printf("t_rx_any_ipv4_id: no raw socket (%s): not run\n",
+		       strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(setsockopt(raw, IPPROTO_IP, IP_HDRINCL, &one,
+				    sizeof(one)), 0);
+	counters(&c0);
+	/* Good ICRCs under identifications 0x1234 (DF) and 0xfffe (no
+	 * flags): they reach the QP lookup, and there find no QP. */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0xabcdef, 8);
+	send_hdrincl(raw, pkt, len, 0x1234, 0x4000, false);
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0xabcdef, 8);
+	send_hdrincl(raw, pkt, len, 0xfffe, 0, false);
+	/* The same, damaged. (A fragment's header never reaches a
+	 * socket: the kernel reassembles; test_icrc refuses its flags.) */
+	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0xabcdef, 8);
+	send_hdrincl(raw, pkt, len, 0x1234, 0x4000, true);
+	close(raw);
+	wait_rx(c0.rx_packets + 3, &c);
+	ck_assert_uint_eq(c.rx_bad_qpn - c0.rx_bad_qpn, 2);
+	ck_assert_uint_eq(c.rx_bad_icrc - c0.rx_bad_icrc, 1);
+}
+END_TEST
+
+/* udp_io = mmsg keeps the port off io_uring. */
+START_TEST(t_rx_udp_io_mmsg)
+{
+	struct emu_device **devs;
+	unsigned int n;
+
+	emu_test_write_config("[device emu0]\n[port emu0 1]\nudp_io = mmsg\n");
+	ck_assert_int_eq(emu_registry_get(&devs, &n), 0);
+	ck_assert_uint_ge(n, 1);
+	ctx = emu_context_open(devs[0]);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert(devs[0]->ports[0].cfg.udp_mmsg);
+	ck_assert_ptr_null(emu_transport_of(devs[0])->ports[0].udp.ur);
+	emu_context_close(ctx);
+}
+END_TEST
+
 static Suite *rx_suite(void)
 {
 	Suite *s = suite_create("rx");
@@ -170,6 +259,11 @@ static Suite *rx_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, t_rx_counts_and_drops);
+	tcase_add_test(tc, t_rx_any_ipv4_id);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("io");
+	tcase_add_test(tc, t_rx_udp_io_mmsg);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,7 +13,8 @@
 int emu_test_run(Suite *s);
 
 /* Call from main() before emu_test_run: a fresh temporary HOME and
- * XDG_CONFIG_HOME and no EMUVERBS_* variable, so the library builds its
+ * XDG_CONFIG_HOME and no EMUVERBS_* variable but EMUVERBS_UDP_IO (the
+ * suite's choice of I/O path), so the library builds its
  * registry from the embedded default whatever the user's setup. Exits
  * with EXIT_FAILURE when the directory cannot be made. */
 void emu_test_isolate_config(void);
