@@ -7,9 +7,12 @@ BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libev-dev check libnl-3-dev libnl-route-3-dev libinih-dev \
 zlib1g-dev"
 # The reference header (ABI test only), the RDMA programs the integration
-# tests run unmodified, and the wire-inspection tools.
+# tests run unmodified, and the wire-inspection tools; for the kernel rxe
+# guest (tests/interop), QEMU and what its initramfs is made of: busybox,
+# cpio, kmod's depmod/modprobe and the rxe provider of libibverbs.
 TEST_PKGS="libibverbs-dev ibverbs-utils perftest python3-pyverbs \
-python3-scapy tshark tcpdump iproute2"
+python3-scapy tshark tcpdump iproute2 qemu-system-x86 busybox-static cpio \
+kmod ibverbs-providers"
 
 want=$BUILD_PKGS
 [ "${1-}" = "--test" ] && want="$BUILD_PKGS $TEST_PKGS"

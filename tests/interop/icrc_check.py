@@ -98,11 +98,58 @@ def icrc(iphdr, udp):
     return stored, crc
 
 
+# Changes to a packet whose ICRC verified: (what, IP version, where,
+# xor mask, True if the ICRC must still hold). Offsets count from the IP
+# header; negative ones from the end of the datagram, the ICRC excluded.
+# The masked fields may change on the way, the others are covered: the
+# IPv4 identification and flags among them.
+MUTATIONS = [
+    ('IPv4 TOS', 4, 1, 0xfc, True),
+    ('IPv4 TTL', 4, 8, 0x01, True),
+    ('IPv4 header checksum', 4, 10, 0x55, True),
+    ('IPv4 identification', 4, 5, 0x01, False),
+    ('IPv4 flags', 4, 6, 0x40, False),
+    ('IPv4 source address', 4, 15, 0x01, False),
+    ('IPv6 traffic class', 6, 1, 0xf0, True),
+    ('IPv6 flow label', 6, 3, 0x5a, True),
+    ('IPv6 hop limit', 6, 7, 0x01, True),
+    ('IPv6 source address', 6, 23, 0x01, False),
+    ('UDP checksum', 0, 6, 0x33, True),
+    ('UDP source port', 0, 1, 0x01, False),
+    ('BTH FECN/BECN/reserved', 0, 12, 0xc0, True),
+    ('BTH destination QP', 0, 15, 0x01, False),
+    ('BTH PSN', 0, 19, 0x01, False),
+    ('last byte before the ICRC', 0, -1, 0x80, False),
+]
+
+
+def self_check(iphdr, udp):
+    """Apply MUTATIONS to one good packet; return the ones whose outcome
+    is wrong (a masked field that broke it, a covered one that did not)."""
+    wrong = []
+    version = iphdr[0] >> 4
+    for what, v, off, mask, holds in MUTATIONS:
+        if v not in (0, version):
+            continue
+        ip, u = bytearray(iphdr), bytearray(udp)
+        if v:
+            ip[off] ^= mask
+        elif off < 0:
+            u[len(u) - 4 + off] ^= mask
+        else:
+            u[off] ^= mask
+        stored, computed = icrc(bytes(ip), bytes(u))
+        if (stored == computed) != holds:
+            wrong.append(what)
+    return wrong
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit('usage: icrc_check.py CAPTURE.pcap')
     dirs = {}
     problems = []
+    checked = {}
     for n, frame, wirelen in packets(sys.argv[1]):
         try:
             if len(frame) < wirelen:
@@ -122,6 +169,8 @@ def main():
             stored, computed = icrc(iphdr, udp)
             if stored == computed:
                 d[0] += 1
+                if iphdr[0] >> 4 not in checked:
+                    checked[iphdr[0] >> 4] = self_check(iphdr, udp)
             else:
                 d[1] += 1
                 if len(problems) < 10:
@@ -136,6 +185,11 @@ def main():
                 problems.append('packet %d: %s' % (n, e))
     for p in problems:
         print(p)
+    for version in sorted(checked):
+        wrong = checked[version]
+        print('icrc self-check IPv%d: %s' % (version, 'wrong for ' +
+              ', '.join(wrong) if wrong else
+              'masked fields ignored, covered fields caught'))
     good = bad = 0
     for key in sorted(dirs):
         ok, ko = dirs[key]
@@ -143,7 +197,8 @@ def main():
         bad += ko
         print('icrc %s: %d packets, %d ok, %d bad' % (key, ok + ko, ok, ko))
     print('icrc total: %d packets, %d ok, %d bad' % (good + bad, good, bad))
-    sys.exit(1 if bad or not good else 0)
+    sys.exit(1 if bad or not good or
+             any(checked[v] for v in checked) else 0)
 
 
 main()
