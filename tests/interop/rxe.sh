@@ -63,7 +63,7 @@ cleanup() {
 			sleep 0.1
 			i=$((i + 1))
 		done
-		kill -9 "$qemu_pid" 2>/dev/null
+		[ -d "/proc/$qemu_pid" ] && kill -9 "$qemu_pid"
 	fi
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
@@ -89,6 +89,16 @@ cap="$WORK/rxe.pcap"
 ip netns exec "$NS" tcpdump -i "$TAP" -nn -U -s 0 -w "$cap" udp port 4791 \
 	>"$WORK/tcpdump.log" 2>&1 &
 dump_pid=$!
+i=0
+until grep -q 'listening on' "$WORK/tcpdump.log"; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! [ -d "/proc/$dump_pid" ]; then
+		bad "tcpdump captures the tap" "$WORK/tcpdump.log"
+		finish
+		exit 1
+	fi
+	sleep 0.1
+done
 
 console="$WORK/console.log"
 : >"$console"
@@ -190,7 +200,7 @@ guest_stats "$WORK/stats.before"
 # programs do by default. RC, UC and SRQ run at path MTU 1024, so 4096 B
 # is 4 packets and 16384 B is 16. UD carries one packet per message: 1 B
 # and the largest message a 4096-byte MTU allows, 4096 B.
-T=15	# seconds a program may take; a whole cell takes 2-3 s when it works
+T=15	# seconds a program may take; a cell takes 1-3 s when it works
 port=18000
 now() { date +%s.%N; }
 # cell PROG SIZE FAMILY ROLE: one pingpong; ROLE is the emuverbs side's.
@@ -220,6 +230,7 @@ cell() {
 			until netstat -ltn | grep -q ':$port '; do
 				i=\$((i + 1)); [ \$i -gt 100 ] && exit 1; sleep 0.05
 			done" >/dev/null
+		# shellcheck disable=SC2086
 		timeout $T $EMU_NS "$EMU" run $_host "$GUEST_IP" >"$_o.emu" 2>&1
 		echo "exit $?" >>"$_o.emu"
 		gx 30 "i=0
@@ -230,6 +241,7 @@ cell() {
 			done
 			cat /tmp/srv.out" >"$_o.rxe"
 	else
+		# shellcheck disable=SC2086
 		timeout $T $EMU_NS "$EMU" run $_host >"$_o.emu" 2>&1 &
 		_spid=$!
 		servers="$servers $_spid"
