@@ -89,6 +89,7 @@ void emu_port_config_default(struct emu_port_config *port)
 	port->gid_tbl_len = EMU_DEFAULT_GID_TBL_LEN;
 	port->pkey_tbl_len = 1;
 	port->latency_us = 0;
+	port->udp_port = 4791;
 }
 
 static uint32_t res_rd_atom(const struct emu_limits *l)
@@ -301,6 +302,7 @@ enum port_key {
 	PK_NETDEV,
 	PK_GID,
 	PK_UDP_IO,
+	PK_UDP_PORT,
 	PK_COUNT
 };
 
@@ -317,6 +319,7 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_NETDEV] = "netdev",
 	[PK_GID] = "gid",
 	[PK_UDP_IO] = "udp_io",
+	[PK_UDP_PORT] = "udp_port",
 };
 
 /* Set one port key other than gid. Does not check address against netdev:
@@ -383,6 +386,12 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 		if (parse_choice(v, udp_ios, "auto, mmsg", &i, err))
 			return -1;
 		port->udp_mmsg = i;
+		return 0;
+	case PK_UDP_PORT:
+		if (parse_u32(v, 1, 65535, &x, err))
+			return -1;
+		port->udp_port = (uint16_t)x;
+		port->udp_port_set = true;
 		return 0;
 	case PK_GID:
 	case PK_COUNT:
@@ -1262,6 +1271,7 @@ static const struct env_key env_keys[] = {
 	{ "EMUVERBS_ADDRESS", PK_ADDRESS },
 	{ "EMUVERBS_NETDEV", PK_NETDEV },
 	{ "EMUVERBS_UDP_IO", PK_UDP_IO },
+	{ "EMUVERBS_UDP_PORT", PK_UDP_PORT },
 };
 
 #define N_ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))

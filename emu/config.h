@@ -41,6 +41,10 @@ struct emu_port_config {
 	/* UDP I/O through recvmmsg/sendmmsg only, never io_uring (old
 	 * kernels, seccomp, valgrind). */
 	bool udp_mmsg;
+	/* The UDP port the port listens on and its peers are sent to: 4791
+	 * (RoCEv2), unless set; udp_port_set says it was. */
+	uint16_t udp_port;
+	bool udp_port_set;
 	unsigned int n_static_gids;
 	struct emu_static_gid static_gids[EMU_MAX_STATIC_GIDS];
 };

@@ -1,6 +1,7 @@
 /* The device registry and each device's life: building ports, endpoints and
  * GID tables from the config, opening contexts, and raising device events. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -105,18 +106,64 @@ static uint32_t netdev_ib_mtu(const char *ifname)
 	return mtu;
 }
 
+/* Said once per process: why loopback ports left 4791. */
+static atomic_bool fallback_said;
+
+/*
+ * The UDP port a port binds, where a loaded kernel rdma_rxe may hold 4791
+ * on the wildcard address. Ports whose peers can only be emuverbs
+ * processes (loopback) then meet on EMU_ROCE_FALLBACK_PORT, as every
+ * process on the machine decides alike; ports that may face a kernel or
+ * NIC peer, which answers on 4791 only, cannot start (bind_failed says
+ * so). A udp_port set in the configuration is taken as it is.
+ */
+static uint16_t udp_port_for(struct emu_port *port, FILE *errf)
+{
+	const struct emu_port_config *pc = &port->cfg;
+	bool loopback = !pc->netdev[0] &&
+			(!pc->has_address || emu_addr_is_loopback(&pc->address));
+
+	if (pc->udp_port_set || !loopback ||
+	    !emu_endpoint_port_held(EMU_ROCE_UDP_PORT))
+		return pc->udp_port;
+	if (errf && !atomic_exchange(&fallback_said, true))
+		fprintf(errf, "emuverbs: UDP %u is held by another RoCE stack "
+			"(kernel rdma_rxe loaded?): loopback ports meet on "
+			"UDP %u instead (decode captures with tshark -d "
+			"udp.port==%u,infiniband)\n", EMU_ROCE_UDP_PORT,
+			EMU_ROCE_FALLBACK_PORT, EMU_ROCE_FALLBACK_PORT);
+	return EMU_ROCE_FALLBACK_PORT;
+}
+
+static void bind_failed(FILE *errf, struct emu_port *port, const char *what,
+			uint16_t udp, int rc)
+{
+	char msg[256];
+
+	if (rc == -EADDRINUSE && emu_endpoint_port_held(udp)) {
+		snprintf(msg, sizeof(msg), "%s: UDP %u is held by another "
+			 "RoCE stack on every address (kernel rdma_rxe "
+			 "loaded?); a kernel or NIC peer answers only there, "
+			 "so this port cannot start (udp_port = N meets "
+			 "emuverbs peers on another port)", what, udp);
+		what = msg;
+	}
+	report(errf, &port->dev->cfg, port->num, what, -rc);
+}
+
 static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 {
 	const struct emu_port_config *pc = &port->cfg;
+	uint16_t udp = udp_port_for(port, errf);
 	uint32_t mtu;
 	int rc;
 
 	port->ep.fd = -1;
 	if (pc->netdev[0]) {
-		rc = emu_endpoint_bind_netdev(&port->ep, pc->netdev);
+		rc = emu_endpoint_bind_netdev(&port->ep, pc->netdev, udp);
 		if (rc) {
-			report(errf, &port->dev->cfg, port->num,
-			       "cannot bind to netdev", -rc);
+			bind_failed(errf, port, "cannot bind to netdev", udp,
+				    rc);
 			return rc;
 		}
 		port->nl = emu_nl_open(pc->netdev, &port->gids, gid_changed,
@@ -135,14 +182,13 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 		return 0;
 	}
 	if (pc->has_address)
-		rc = emu_endpoint_bind_addr(&port->ep, &pc->address);
+		rc = emu_endpoint_bind_addr(&port->ep, &pc->address, udp);
 	else
-		rc = emu_endpoint_claim_loopback(&port->ep);
+		rc = emu_endpoint_claim_loopback(&port->ep, udp);
 	if (rc) {
-		report(errf, &port->dev->cfg, port->num,
-		       pc->has_address ? "cannot bind address" :
-					 "cannot claim a loopback address",
-		       -rc);
+		bind_failed(errf, port, pc->has_address ?
+			    "cannot bind address" :
+			    "cannot claim a loopback address", udp, rc);
 		return rc;
 	}
 	port->ndev_ifindex = ifindex_of_addr(&port->ep.addr);

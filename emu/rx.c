@@ -80,7 +80,7 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	/* The kernel hid the IP and UDP headers: the check rebuilds them
 	 * from the addresses and ports, solving for an IPv4 sender's own
 	 * identification (net/icrc.h). */
-	if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport, EMU_ROCE_UDP_PORT,
+	if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport, tp->port->ep.port,
 				u->data, u->len, &pkt.ip_id, &pkt.ip_frag)) {
 		c->rx_bad_icrc++;
 		DROP("bad ICRC");
@@ -127,6 +127,15 @@ static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		c->rx_delivered++;
 		emu_comp_packet(qp, &pkt);
 	}
+}
+
+void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u)
+{
+	struct emu_transport *t = emu_transport_of(tp->port->dev);
+
+	rx_one(tp, u);
+	emu_resp_flush_acks(t);
+	emu_transport_flush(t);
 }
 
 void emu_rx_port(struct emu_tport *tp)

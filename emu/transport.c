@@ -128,14 +128,14 @@ void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
 
 		memcpy(&s, &src->s6_addr32[3], 4);
 		memcpy(&d, &dst->s6_addr32[3], 4);
-		iplen = icrc_pseudo_v4(ph, &s, &d, sport, EMU_ROCE_UDP_PORT,
+		iplen = icrc_pseudo_v4(ph, &s, &d, sport, tp->port->ep.port,
 				       dlen);
 	} else {
 		iplen = icrc_pseudo_v6(ph, src, dst, sport,
-				       EMU_ROCE_UDP_PORT, dlen);
+				       tp->port->ep.port, dlen);
 	}
 	icrc_put(buf + ib_len, icrc_compute(ph, iplen, ph + iplen, buf,
 					    ib_len));
-	emu_udp_tx_queue(&tp->udp, qp->sock, src, dst, EMU_ROCE_UDP_PORT,
+	emu_udp_tx_queue(&tp->udp, qp->sock, src, dst, tp->port->ep.port,
 			 dlen);
 }

@@ -35,27 +35,36 @@ static int open_udp(int family)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Binds fd to addr:4791; IPv4 addresses go through an AF_INET socket so the
- * packets the kernel builds are plain IPv4 (the ICRC covers that header). */
-static int bind_to(int fd, int family, const struct in6_addr *a)
+bool emu_addr_is_loopback(const struct in6_addr *a)
+{
+	return emu_addr_is_v4mapped(a) ? a->s6_addr[12] == 127 :
+					 IN6_IS_ADDR_LOOPBACK(a);
+}
+
+/* Binds fd to addr:port; IPv4 addresses go through an AF_INET socket so
+ * the packets the kernel builds are plain IPv4 (the ICRC covers that
+ * header). */
+static int bind_to(int fd, int family, const struct in6_addr *a,
+		   uint16_t port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
 	int rc;
 
 	if (family == AF_INET) {
-		sin.sin_port = htons(EMU_ROCE_UDP_PORT);
+		sin.sin_port = htons(port);
 		sin.sin_addr.s_addr = a->s6_addr32[3];
 		rc = bind(fd, (struct sockaddr *)&sin, sizeof(sin));
 	} else {
-		sin6.sin6_port = htons(EMU_ROCE_UDP_PORT);
+		sin6.sin6_port = htons(port);
 		sin6.sin6_addr = *a;
 		rc = bind(fd, (struct sockaddr *)&sin6, sizeof(sin6));
 	}
 	return rc ? -errno : 0;
 }
 
-int emu_endpoint_bind_addr(struct emu_endpoint *ep, const struct in6_addr *a)
+int emu_endpoint_bind_addr(struct emu_endpoint *ep, const struct in6_addr *a,
+			   uint16_t port)
 {
 	int family = emu_addr_is_v4mapped(a) ? AF_INET : AF_INET6;
 	int fd = open_udp(family);
@@ -63,7 +72,7 @@ int emu_endpoint_bind_addr(struct emu_endpoint *ep, const struct in6_addr *a)
 
 	if (fd < 0)
 		return fd;
-	rc = bind_to(fd, family, a);
+	rc = bind_to(fd, family, a, port);
 	if (rc) {
 		close(fd);
 		return rc;
@@ -72,10 +81,24 @@ int emu_endpoint_bind_addr(struct emu_endpoint *ep, const struct in6_addr *a)
 	ep->family = family;
 	ep->addr = *a;
 	ep->netdev[0] = '\0';
+	ep->port = port;
 	return 0;
 }
 
-int emu_endpoint_claim_loopback(struct emu_endpoint *ep)
+bool emu_endpoint_port_held(uint16_t port)
+{
+	struct emu_endpoint probe = { .fd = -1 };
+	struct in6_addr a;
+
+	emu_addr_from_ipv4(&a, EMU_LOOPBACK_LAST);
+	if (emu_endpoint_bind_addr(&probe, &a, port) != -EADDRINUSE) {
+		emu_endpoint_close(&probe);
+		return false;
+	}
+	return true;
+}
+
+int emu_endpoint_claim_loopback(struct emu_endpoint *ep, uint16_t port)
 {
 	struct in6_addr a;
 	unsigned int tries = 0;
@@ -90,14 +113,15 @@ int emu_endpoint_claim_loopback(struct emu_endpoint *ep)
 		if ((ip & 0xff) == 0 || (ip & 0xff) == 0xff)
 			continue;
 		emu_addr_from_ipv4(&a, ip);
-		rc = emu_endpoint_bind_addr(ep, &a);
+		rc = emu_endpoint_bind_addr(ep, &a, port);
 		if (rc != -EADDRINUSE || ++tries >= EMU_LOOPBACK_MAX_TRIES)
 			return rc;
 	}
 	return -EADDRNOTAVAIL;
 }
 
-int emu_endpoint_bind_netdev(struct emu_endpoint *ep, const char *ifname)
+int emu_endpoint_bind_netdev(struct emu_endpoint *ep, const char *ifname,
+			     uint16_t port)
 {
 	struct in6_addr any = IN6ADDR_ANY_INIT;
 	int off = 0;
@@ -116,7 +140,7 @@ int emu_endpoint_bind_netdev(struct emu_endpoint *ep, const char *ifname)
 		close(fd);
 		return rc;
 	}
-	rc = bind_to(fd, AF_INET6, &any);
+	rc = bind_to(fd, AF_INET6, &any, port);
 	if (rc) {
 		close(fd);
 		return rc;
@@ -125,6 +149,7 @@ int emu_endpoint_bind_netdev(struct emu_endpoint *ep, const char *ifname)
 	ep->family = AF_INET6;
 	ep->addr = any;
 	strcpy(ep->netdev, ifname);
+	ep->port = port;
 	return 0;
 }
 

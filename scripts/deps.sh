@@ -7,29 +7,51 @@ BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libev-dev check libnl-3-dev libnl-route-3-dev libinih-dev \
 zlib1g-dev"
 # The reference header (ABI test only), the RDMA programs the integration
-# tests run unmodified, and the wire-inspection tools; for the kernel rxe
-# guest (tests/interop), QEMU and what its initramfs is made of: busybox,
-# cpio, kmod's depmod/modprobe and the rxe provider of libibverbs.
+# tests run unmodified, the wire-inspection tools, clang for the fuzz
+# target; for the kernel rxe guest (tests/interop), QEMU and what its
+# initramfs is made of: busybox, cpio, kmod's depmod/modprobe and the rxe
+# provider of libibverbs.
 TEST_PKGS="libibverbs-dev ibverbs-utils perftest python3-pyverbs \
-python3-scapy tshark tcpdump iproute2 qemu-system-x86 busybox-static cpio \
-kmod ibverbs-providers"
+python3-scapy tshark tcpdump iproute2 clang qemu-system-x86 busybox-static \
+cpio kmod ibverbs-providers"
 
-want=$BUILD_PKGS
-[ "${1-}" = "--test" ] && want="$BUILD_PKGS $TEST_PKGS"
-
-missing=""
-for p in $want; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-		grep -q "install ok installed" || missing="$missing $p"
-done
-[ -z "$missing" ] && exit 0
-
-echo "emuverbs: installing:$missing"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update
-# tshark asks whether non-root users may capture; the answer is not needed.
-echo "wireshark-common wireshark-common/install-setuid boolean false" |
-	$SUDO debconf-set-selections 2>/dev/null || true
-$SUDO apt-get install -y --no-install-recommends $missing
+updated=""
+
+# install PKG...: apt-get install those not installed yet.
+install() {
+	missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "emuverbs: installing:$missing"
+	if [ -z "$updated" ]; then
+		$SUDO apt-get update
+		updated=yes
+	fi
+	# tshark asks whether non-root users may capture; no answer needed.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		$SUDO debconf-set-selections 2>/dev/null || true
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y --no-install-recommends $missing
+}
+
+if [ "${1-}" != "--test" ]; then
+	# shellcheck disable=SC2086
+	install $BUILD_PKGS
+	exit 0
+fi
+# shellcheck disable=SC2086
+install $BUILD_PKGS $TEST_PKGS
+# libFuzzer's runtime is in clang's compiler-rt package, whose name carries
+# clang's version (libclang-rt-14-dev on Debian 12); older releases ship it
+# in clang's own packages.
+v=$(clang --version 2>/dev/null |
+	sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -1)
+if [ -n "$v" ] && apt-cache show "libclang-rt-$v-dev" >/dev/null 2>&1; then
+	install "libclang-rt-$v-dev"
+fi

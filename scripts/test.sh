@@ -1,9 +1,10 @@
 #!/bin/sh
 # Quick start, part two: installs what is missing, builds from scratch and
 # runs every test (unit, integration, ABI), then the same suite again on an
-# ASan+UBSan build, and prints one total line for both. The first run does
-# its UDP I/O through io_uring, the second through recvmmsg/sendmmsg, so
-# each path runs the whole suite once.
+# ASan+UBSan build, then the receive path's fuzz target for a minute, and
+# prints one total line for all of it. The first suite does its UDP I/O
+# through io_uring, the second through recvmmsg/sendmmsg, so each path runs
+# the whole suite once.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh --test
@@ -54,6 +55,15 @@ else
 	status=1
 fi
 rm -rf "$san"
+
+# The receive path's libFuzzer target (ASan+UBSan), for a bounded time.
+rc=0
+sh tests/fuzz/fuzz.sh || rc=$?
+case $rc in
+0) total_pass=$((total_pass + 1)) ;;
+77) total_skip=$((total_skip + 1)) ;;
+*) total_fail=$((total_fail + 1)); status=1 ;;
+esac
 
 echo "tests: $total_pass passed, $total_fail failed, $total_skip skipped"
 exit $status

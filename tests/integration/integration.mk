@@ -7,7 +7,8 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/perftest.sh tests/integration/srq.sh \
 	tests/integration/wire.sh tests/integration/rdma_core_suite.sh \
 	tests/integration/netns.sh tests/integration/datacheck.sh \
-	tests/integration/peer_death.sh tests/integration/bench.sh
+	tests/integration/peer_death.sh tests/integration/coexist.sh \
+	tests/integration/bench.sh
 TESTS += $(INTEG_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \

@@ -93,7 +93,7 @@ static struct in6_addr free_explicit_addr(void)
 	for (i = 0; i < 200; i++) {
 		emu_addr_from_ipv4(&a,
 				   0x7f000000u | (2 + (getpid() + i) % 250));
-		if (!emu_endpoint_bind_addr(&ep, &a)) {
+		if (!emu_endpoint_bind_addr(&ep, &a, EMU_ROCE_UDP_PORT)) {
 			emu_endpoint_close(&ep);
 			return a;
 		}
@@ -272,7 +272,8 @@ START_TEST(t_taken_address)
 	struct capture c;
 	unsigned int fds;
 
-	ck_assert_int_eq(emu_endpoint_bind_addr(&holder, &a), 0);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&holder, &a, EMU_ROCE_UDP_PORT),
+			 0);
 	cfg.ports[0].has_address = true;
 	cfg.ports[0].address = a;
 	fds = open_fds();
@@ -982,7 +983,8 @@ START_TEST(t_registry)
 	struct capture c;
 	unsigned int n;
 
-	ck_assert_int_eq(emu_endpoint_bind_addr(&holder, &a), 0);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&holder, &a, EMU_ROCE_UDP_PORT),
+			 0);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ndevices = 3;
 	emu_device_config_default(&cfg.devices[0], "emua");

@@ -124,8 +124,8 @@ START_TEST(t_claim_two_distinct)
 {
 	struct emu_endpoint e1 = NO_EP, e2 = NO_EP;
 
-	ck_assert_int_eq(emu_endpoint_claim_loopback(&e1), 0);
-	ck_assert_int_eq(emu_endpoint_claim_loopback(&e2), 0);
+	ck_assert_int_eq(emu_endpoint_claim_loopback(&e1, EMU_ROCE_UDP_PORT), 0);
+	ck_assert_int_eq(emu_endpoint_claim_loopback(&e2, EMU_ROCE_UDP_PORT), 0);
 	expect_bound(&e1);
 	expect_bound(&e2);
 	ck_assert_int_eq(e1.family, AF_INET);
@@ -155,7 +155,7 @@ START_TEST(t_claim_skips_0_255)
 
 	for (i = 0; i < N; i++) {
 		ep[i].fd = -1;
-		ck_assert_int_eq(emu_endpoint_claim_loopback(&ep[i]), 0);
+		ck_assert_int_eq(emu_endpoint_claim_loopback(&ep[i], EMU_ROCE_UDP_PORT), 0);
 		ip = ipv4_of(&ep[i].addr);
 		ck_assert_msg((ip & 0xff) != 0 && (ip & 0xff) != 0xff,
 			      "claimed %08x", ip);
@@ -175,7 +175,7 @@ START_TEST(t_bind_explicit)
 	struct emu_endpoint ep = NO_EP;
 	struct in6_addr a = free_explicit_addr();
 
-	ck_assert_int_eq(emu_endpoint_bind_addr(&ep, &a), 0);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&ep, &a, EMU_ROCE_UDP_PORT), 0);
 	expect_bound(&ep);
 	ck_assert_int_eq(ep.family, AF_INET);
 	ck_assert_mem_eq(&ep.addr, &a, 16);
@@ -191,12 +191,13 @@ START_TEST(t_bind_taken)
 	struct emu_endpoint e1 = NO_EP, e2 = NO_EP;
 	struct in6_addr a = free_explicit_addr();
 
-	ck_assert_int_eq(emu_endpoint_bind_addr(&e1, &a), 0);
-	ck_assert_int_eq(emu_endpoint_bind_addr(&e2, &a), -EADDRINUSE);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&e1, &a, EMU_ROCE_UDP_PORT), 0);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&e2, &a,
+							 EMU_ROCE_UDP_PORT), -EADDRINUSE);
 	ck_assert_int_eq(e2.fd, -1); /* untouched on failure */
 	/* Free again once the holder closes. */
 	emu_endpoint_close(&e1);
-	ck_assert_int_eq(emu_endpoint_bind_addr(&e2, &a), 0);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&e2, &a, EMU_ROCE_UDP_PORT), 0);
 	emu_endpoint_close(&e2);
 }
 END_TEST
@@ -206,8 +207,9 @@ START_TEST(t_bind_claimed_taken)
 {
 	struct emu_endpoint e1 = NO_EP, e2 = NO_EP;
 
-	ck_assert_int_eq(emu_endpoint_claim_loopback(&e1), 0);
-	ck_assert_int_eq(emu_endpoint_bind_addr(&e2, &e1.addr), -EADDRINUSE);
+	ck_assert_int_eq(emu_endpoint_claim_loopback(&e1, EMU_ROCE_UDP_PORT), 0);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&e2, &e1.addr,
+							 EMU_ROCE_UDP_PORT), -EADDRINUSE);
 	ck_assert_int_eq(e2.fd, -1);
 	emu_endpoint_close(&e1);
 }
@@ -220,10 +222,12 @@ START_TEST(t_bind_nonlocal)
 	struct emu_endpoint ep = NO_EP;
 	struct in6_addr a = addr("192.0.2.1");
 
-	ck_assert_int_eq(emu_endpoint_bind_addr(&ep, &a), -EADDRNOTAVAIL);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&ep, &a,
+							 EMU_ROCE_UDP_PORT), -EADDRNOTAVAIL);
 	ck_assert_int_eq(ep.fd, -1);
 	a = addr("2001:db8::1");
-	ck_assert_int_eq(emu_endpoint_bind_addr(&ep, &a), -EADDRNOTAVAIL);
+	ck_assert_int_eq(emu_endpoint_bind_addr(&ep, &a,
+							 EMU_ROCE_UDP_PORT), -EADDRNOTAVAIL);
 	ck_assert_int_eq(ep.fd, -1);
 }
 END_TEST
@@ -237,7 +241,7 @@ START_TEST(t_bind_v6_loopback)
 	/* ::1 is one address for the whole machine: wait for a concurrent
 	 * test that holds it. */
 	for (i = 0; i < 100; i++) {
-		rc = emu_endpoint_bind_addr(&ep, &a);
+		rc = emu_endpoint_bind_addr(&ep, &a, EMU_ROCE_UDP_PORT);
 		if (rc != -EADDRINUSE)
 			break;
 		usleep(50000);
@@ -256,7 +260,7 @@ START_TEST(t_close_idempotent)
 
 	emu_endpoint_close(&ep); /* never opened */
 	ck_assert_int_eq(ep.fd, -1);
-	ck_assert_int_eq(emu_endpoint_claim_loopback(&ep), 0);
+	ck_assert_int_eq(emu_endpoint_claim_loopback(&ep, EMU_ROCE_UDP_PORT), 0);
 	fd = ep.fd;
 	emu_endpoint_close(&ep);
 	ck_assert_int_eq(ep.fd, -1);
@@ -286,9 +290,9 @@ START_TEST(t_no_fds)
 	rl = saved;
 	rl.rlim_cur = (rlim_t)lowest;
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	r1 = emu_endpoint_claim_loopback(&ep);
-	r2 = emu_endpoint_bind_addr(&ep, &a);
-	r3 = emu_endpoint_bind_netdev(&ep, "lo");
+	r1 = emu_endpoint_claim_loopback(&ep, EMU_ROCE_UDP_PORT);
+	r2 = emu_endpoint_bind_addr(&ep, &a, EMU_ROCE_UDP_PORT);
+	r3 = emu_endpoint_bind_netdev(&ep, "lo", EMU_ROCE_UDP_PORT);
 	/* Restored first: LeakSanitizer needs descriptors at exit. */
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
 	ck_assert_int_eq(r1, -EMFILE);
@@ -302,9 +306,59 @@ START_TEST(t_netdev_name_too_long)
 {
 	struct emu_endpoint ep = NO_EP;
 
-	ck_assert_int_eq(emu_endpoint_bind_netdev(&ep, "abcdefghijklmnop"),
+	ck_assert_int_eq(emu_endpoint_bind_netdev(&ep, "abcdefghijklmnop",
+						   EMU_ROCE_UDP_PORT),
 			 -ENAMETOOLONG);
 	ck_assert_int_eq(ep.fd, -1);
+}
+END_TEST
+
+/* A wildcard socket on a port (what a loaded rdma_rxe holds on 4791):
+ * no loopback address can have it any more, and the probe says so; on a
+ * port nothing holds, it says so too, and leaves the port free. */
+START_TEST(t_port_held)
+{
+	uint16_t port = (uint16_t)(20000 + getpid() % 5000);
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct emu_endpoint ep = NO_EP;
+	int fd;
+
+	ck_assert(!emu_endpoint_port_held(port));
+	ck_assert_int_eq(emu_endpoint_claim_loopback(&ep, port), 0);
+	ck_assert_uint_eq(ep.port, port);
+	/* One emuverbs process on the port is not a wildcard holder. */
+	ck_assert(!emu_endpoint_port_held(port));
+	emu_endpoint_close(&ep);
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	any.sin_port = htons(port);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&any, sizeof(any)), 0);
+	ck_assert(emu_endpoint_port_held(port));
+	ck_assert_int_eq(emu_endpoint_claim_loopback(&ep, port),
+			 -EADDRINUSE);
+	close(fd);
+	ck_assert(!emu_endpoint_port_held(port));
+}
+END_TEST
+
+START_TEST(t_addr_is_loopback)
+{
+	struct in6_addr a;
+
+	a = addr("127.0.0.1");
+	ck_assert(emu_addr_is_loopback(&a));
+	a = addr("127.200.3.4");
+	ck_assert(emu_addr_is_loopback(&a));
+	a = addr("::1");
+	ck_assert(emu_addr_is_loopback(&a));
+	a = addr("128.0.0.1");
+	ck_assert(!emu_addr_is_loopback(&a));
+	a = addr("10.77.0.1");
+	ck_assert(!emu_addr_is_loopback(&a));
+	a = addr("fe80::1");
+	ck_assert(!emu_addr_is_loopback(&a));
+	a = addr("::127.0.0.1");
+	ck_assert(!emu_addr_is_loopback(&a));
 }
 END_TEST
 
@@ -324,6 +378,8 @@ static Suite *endpoint_suite(void)
 	tcase_add_test(tc, t_close_idempotent);
 	tcase_add_test(tc, t_no_fds);
 	tcase_add_test(tc, t_netdev_name_too_long);
+	tcase_add_test(tc, t_port_held);
+	tcase_add_test(tc, t_addr_is_loopback);
 	suite_add_tcase(s, tc);
 	return s;
 }
