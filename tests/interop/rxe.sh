@@ -193,6 +193,7 @@ guest_stats() {
 		cat "/sys/class/net/$TAP/statistics/tx_dropped")" >>"$1"
 }
 guest_stats "$WORK/stats.before"
+echo "before $(now) -" >"$WORK/cells"
 
 # The matrix. The guest side sleeps on completion events (-e): a spinning
 # poll loop in a TCG vCPU takes the CPU rxe's own work needs, about three
@@ -276,6 +277,10 @@ cell() {
 		sed 's/^/    rxe| /' "$_o.rxe" | tail -8
 	fi
 	echo "$_p $_s $_f $_r ${_ue:--} ${_ur:--} $_secs" >>"$WORK/figures"
+	# The counters after each cell, so that a packet rxe did not take
+	# can be put down to a cell (see "per cell" below).
+	guest_stats "$WORK/stats.$port"
+	echo "$port $(now) ${_p}_pingpong/$_s/$_f/emuverbs-$_r" >>"$WORK/cells"
 }
 
 for fam in IPv4 IPv6; do
@@ -392,6 +397,28 @@ if [ "$udp_in" -gt 0 ] && [ "$d" -eq "$udp_in" ]; then
 else
 	bad "rxe0 took every packet that reached it (rcvd_pkts +$d of $udp_in)"
 fi
+# Per cell: what the capture shows sent to rxe0 between the counter
+# readings around the cell, against what reached rxe's socket and what
+# rxe took. rxe drops a packet for a QP that no longer exists without a
+# word or a counter, so a cell named here is where to look in the capture.
+tshark -r "$cap" -Y "udp.dstport == 4791 && ($ours)" -T fields \
+	-e frame.time_epoch 2>/dev/null >"$WORK/to_rxe.times"
+prev=before
+while read -r p t name; do
+	[ "$p" = before ] && { prevt=$t; continue; }
+	b="$WORK/stats.$prev"
+	awk -v a="$prevt" -v z="$t" -v name="$name" '
+		FILENAME == ARGV[1] { n += ($1 > a && $1 <= z); next }
+		FILENAME == ARGV[2] { b[$1] = $2; next }
+		{ d[$1] = $2 - b[$1] }
+		END {
+			udp = d["UdpInDatagrams"] + d["Udp6InDatagrams"]
+			if (n != udp || udp != d["rcvd_pkts"])
+				printf "per cell: %s: %d sent to rxe0, %d reached it, rxe0 took %d\n", name, n, udp, d["rcvd_pkts"]
+		}' "$WORK/to_rxe.times" "$b" "$WORK/stats.$p"
+	prev=$p
+	prevt=$t
+done <"$WORK/cells" | tee "$WORK/percell"
 d=$(delta sent_pkts)
 if [ "$d" -eq "$from_rxe" ]; then
 	ok "the capture holds every packet rxe0 sent ($d)"
@@ -418,8 +445,8 @@ for v in 4 6; do
 done
 [ $icrc_rc -eq 0 ] || bad "independent ICRC: every packet" "$WORK/icrc"
 
-cp "$WORK/figures" "$WORK/stats.delta" "$WORK/icrc" "$WORK/dmesg" "$out/" \
-	2>/dev/null
+cp "$WORK/figures" "$WORK/icrc" "$WORK/dmesg" "$WORK/cells" "$WORK"/stats.* \
+	"$out/" 2>/dev/null
 for f in "$WORK"/cell*; do
 	cp "$f" "$out/"
 done
