@@ -7,6 +7,7 @@
 
 #include "emu/ah.h"
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
 
@@ -42,22 +43,31 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	int rc;
 
 	if (!port)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_ah: port_num %u: no such "
+				  "port", attr->port_num);
 	if (attr->is_global) {
 		if (emu_gid_table_query(&port->gids, attr->grh.sgid_index,
 					&sgid))
-			return EINVAL;
+			return emu_refuse(EINVAL, "ibv_create_ah: "
+					  "grh.sgid_index %u: no GID there on "
+					  "port %u", attr->grh.sgid_index,
+					  attr->port_num);
 		/* The packet goes out from the source GID's address to the
 		 * one in dgid: both must be of one IP family, and dgid a
 		 * place a packet can be sent to. */
-		if (raw_unspecified(attr->grh.dgid.raw) ||
-		    raw_v4mapped(attr->grh.dgid.raw) !=
-			    raw_v4mapped(sgid.gid.raw))
-			return EINVAL;
+		if (raw_unspecified(attr->grh.dgid.raw))
+			return emu_refuse(EINVAL, "ibv_create_ah: grh.dgid is "
+					  "the unspecified address");
+		if (raw_v4mapped(attr->grh.dgid.raw) !=
+		    raw_v4mapped(sgid.gid.raw))
+			return emu_refuse(EINVAL, "ibv_create_ah: grh.dgid and "
+					  "the source GID are not of one IP "
+					  "family");
 	} else if (port->cfg.link_layer == IBV_LINK_LAYER_ETHERNET) {
 		/* RoCE routes by GID only: providers refuse an AH without
 		 * a GRH on an Ethernet port. */
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_ah: is_global 0: RoCE "
+				  "needs a GRH");
 	}
 	rc = emu_dev_count_take(dev, EMU_COUNT_AH);
 	if (rc)
@@ -72,6 +82,9 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	ah->ibv.handle = atomic_fetch_add(&ah_handles, 1) + 1;
 	ah->pd = pd;
 	ah->attr = *attr;
+	/* Whatever the caller passed, a GRH carries 20 bits of flow label:
+	 * the kernel accepts any value and mlx5 keeps the low 20 bits. */
+	ah->attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
 	ah->port_num = (uint8_t)attr->port_num;
 	/* Without a GRH (an InfiniBand port) there is no IP address to send
 	 * to: dest stays the unspecified address, as LIDs are not routed. */
@@ -153,11 +166,13 @@ static int from_ipv4(struct emu_port *port, const uint8_t *ip4,
 	memcpy(&daddr, ip4 + 16, 4);
 	/* A multicast destination is no GID of ours to reply from. */
 	if ((ip4[16] & 0xf0) == 0xe0)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_init_ah_from_wc: the packet "
+				  "went to an IPv4 multicast address");
 	emu_gid_from_ipv4(local, daddr);
 	idx = find_gid(port, local, true);
 	if (idx < 0)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_init_ah_from_wc: no RoCEv2 GID "
+				  "of the port is the IPv4 destination");
 	emu_gid_from_ipv4(attr->grh.dgid.raw, saddr);
 	attr->grh.sgid_index = (uint8_t)idx;
 	attr->grh.hop_limit = ip4[8];		/* TTL */
@@ -172,16 +187,20 @@ static int from_ipv6(struct emu_port *port, const struct ibv_grh *grh,
 	int idx;
 
 	if (grh->dgid.raw[0] == 0xff)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_init_ah_from_wc: the packet "
+				  "went to a multicast GID");
 	if (grh->next_hdr == NEXT_HDR_UDP)
 		v2 = true;
 	else if (grh->next_hdr == NEXT_HDR_IB)
 		v2 = false;
 	else
-		return EPROTONOSUPPORT;
+		return emu_refuse(EPROTONOSUPPORT, "ibv_init_ah_from_wc: GRH "
+				  "next_hdr %u is neither UDP nor IB",
+				  grh->next_hdr);
 	idx = find_gid(port, grh->dgid.raw, v2);
 	if (idx < 0)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_init_ah_from_wc: no GID of the "
+				  "port is the packet's destination");
 	attr->grh.dgid = grh->sgid;
 	attr->grh.sgid_index = (uint8_t)idx;
 	attr->grh.hop_limit = grh->hop_limit;
@@ -199,7 +218,8 @@ int emu_ah_attr_from_wc(struct emu_device *dev, uint32_t port_num,
 
 	memset(attr, 0, sizeof(*attr));
 	if (!port)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_init_ah_from_wc: port_num %u: "
+				  "no such port", port_num);
 	/* The reply goes back the way the packet came. */
 	attr->dlid = wc->slid;
 	attr->sl = wc->sl;
@@ -208,7 +228,8 @@ int emu_ah_attr_from_wc(struct emu_device *dev, uint32_t port_num,
 	if (!(wc->wc_flags & IBV_WC_GRH))
 		return 0;
 	if (!grh)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_init_ah_from_wc: IBV_WC_GRH but "
+				  "grh is NULL");
 	attr->is_global = 1;
 	vtf = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
 	      (uint32_t)b[2] << 8 | b[3];
@@ -221,6 +242,7 @@ int emu_ah_attr_from_wc(struct emu_device *dev, uint32_t port_num,
 	case 6:
 		return from_ipv6(port, grh, vtf, attr);
 	default:
-		return EPROTONOSUPPORT;
+		return emu_refuse(EPROTONOSUPPORT, "ibv_init_ah_from_wc: the "
+				  "GRH area holds neither IPv4 nor IPv6");
 	}
 }

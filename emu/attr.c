@@ -73,6 +73,10 @@ void emu_device_fill_attr_ex(struct emu_device *dev,
 {
 	memset(a, 0, sizeof(*a));
 	emu_device_fill_attr(dev, &a->orig_attr);
+	/* The kernel answers query_device_ex with all its capability bits
+	 * here, the basic ones included (uverbs' ib_uverbs_ex_query_device
+	 * copies device_cap_flags whole); this device has no others. */
+	a->device_cap_flags_ex = a->orig_attr.device_cap_flags;
 	a->phys_port_cnt_ex = dev->nports;
 	/* Tag matching on RC (emu/tm.c), with mlx5's one SGE per tag. */
 	a->tm_caps.max_rndv_hdr_size = EMU_TM_RNDV_HDR;

@@ -272,7 +272,8 @@ static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 }
 
 /* The request an answer at psn belongs to, once everything before it has
- * been acknowledged by the answer itself; NULL if none is waiting. */
+ * been acknowledged by the answer itself; NULL if none is waiting. Local
+ * work (bind, invalidate) borrows the PSN before it and answers nothing. */
 static struct emu_swqe *answered(struct emu_qp *qp, uint32_t psn)
 {
 	struct emu_swqe *w;
@@ -281,10 +282,44 @@ static struct emu_swqe *answered(struct emu_qp *qp, uint32_t psn)
 	if (emu_qp_state(qp) == IBV_QPS_ERR)
 		return NULL;
 	w = oldest(qp);
-	if (!w || !w->started || w->done || !is_rd_atomic(w->opcode) ||
+	if (!w || !w->started || w->done || w->local ||
 	    !psn_in_range(psn, w->first_psn, w->last_psn))
 		return NULL;
 	return w;
+}
+
+/*
+ * Does a READ response at psn, the PSN expected next, fit where it stands
+ * in the READ? A requester that finds it does not reports a bad response
+ * and stops the QP (IBTA 9.9.2, requester errors; rxe's check_ack). Its
+ * opcode: a stream of responses opens with FIRST or ONLY, at the READ's
+ * first PSN or where the requester asked again for the rest; MIDDLE and
+ * LAST continue it; LAST or ONLY stand at the READ's last PSN and nowhere
+ * else. Its AETH, where it has one, is an ACK. Its payload: one MTU
+ * before the last PSN, exactly the rest of the READ at it.
+ */
+static bool read_resp_fits(struct emu_qp *qp, const struct emu_swqe *w,
+			   const struct emu_rx_pkt *pkt)
+{
+	uint32_t flags = pkt->w.info->flags, psn = pkt->psn;
+	uint32_t off = psn_sub(psn, w->first_psn) * qp->mtu;
+	uint32_t len = pkt->w.paylen;
+	bool at_last = psn == w->last_psn;
+
+	if (!(flags & WIRE_F_LAST) != !at_last)
+		return false;
+	if (flags & WIRE_F_FIRST) {
+		if (psn != w->first_psn && psn != w->req_psn)
+			return false;
+	} else if (psn == w->first_psn) {
+		return false;
+	}
+	if ((flags & WIRE_F_AETH) &&
+	    aeth_syn_kind(aeth_syndrome(pkt->w.hdr)) != AETH_ACK)
+		return false;
+	if (at_last)
+		return off <= w->length && len == w->length - off;
+	return len == qp->mtu;
 }
 
 static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
@@ -294,8 +329,14 @@ static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	struct emu_swqe *w = answered(qp, psn);
 	int rc;
 
-	if (!w || w->opcode != IBV_WR_RDMA_READ)
+	if (!w)
 		return;
+	/* A READ response where a SEND, WRITE or atomic is outstanding is
+	 * a response the responder had no reason to send. */
+	if (w->opcode != IBV_WR_RDMA_READ) {
+		fail(qp, IBV_WC_BAD_RESP_ERR);
+		return;
+	}
 	if (psn != w->resp_psn) {
 		/* A response went missing: ask again from the gap. */
 		if (psn_after(psn, w->resp_psn))
@@ -303,15 +344,13 @@ static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		qp->tp->cnt.seq_drops++;
 		return;
 	}
-	off = psn_sub(psn, w->first_psn) * qp->mtu;
-	/* Every response but the last is exactly one MTU; the last ends
-	 * the message exactly. */
-	if (off + len > w->length || ((flags & WIRE_F_LAST) ?
-				      off + len != w->length :
-				      len != qp->mtu)) {
+	/* Placing it anyway would leave a READ that never completes and
+	 * ends, a retry timeout later, in RETRY_EXC_ERR: end it now. */
+	if (!read_resp_fits(qp, w, pkt)) {
 		fail(qp, IBV_WC_BAD_RESP_ERR);
 		return;
 	}
+	off = psn_sub(psn, w->first_psn) * qp->mtu;
 	if (len) {
 		rc = emu_sge_copy(qp, emu_swqe_sge(w), w->num_sge, off,
 				  wire_payload(pkt->w.hdr), len, true);
@@ -335,10 +374,16 @@ static void on_atomic_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	uint64_t orig;
 	int rc;
 
-	if (!w || w->opcode == IBV_WR_RDMA_READ)
+	if (!w)
 		return;
 	if (aeth_syn_kind(aeth_syndrome(pkt->w.hdr)) != AETH_ACK) {
 		on_ack(qp, pkt);
+		return;
+	}
+	/* An atomic ACK answers an atomic, and nothing else. */
+	if (w->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
+	    w->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		fail(qp, IBV_WC_BAD_RESP_ERR);
 		return;
 	}
 	/* The original value lands in the local buffer in host order. */

@@ -42,6 +42,13 @@
 #include "emu/mr.h"
 
 #define EMU_VENDOR_ID 0x02656d
+/* PCI device ID of a ConnectX-5 (0x1017), an EDR/100 GbE mlx5 HCA like
+ * the default port. Tools classify devices by this number alone (perftest
+ * ignores the vendor for it): as a ConnectX-4 or later, perftest uses
+ * inline sends in its latency tests and the ibv_wr_* API, both of which
+ * this device has. Tools that key on mlx5 specifics (UCX, rdma-core's
+ * tests) check the Mellanox vendor ID as well, which ours is not. */
+#define EMU_VENDOR_PART_ID 4119
 
 #ifndef EMU_SYSCONFDIR
 #define EMU_SYSCONFDIR "/etc"
@@ -112,22 +119,31 @@ void emu_device_config_default(struct emu_device_config *dev,
 	 * own tests among them) treat 0 as broken. 02:65:6d is a locally
 	 * administered value, the same bytes that start our node GUIDs. */
 	dev->vendor_id = EMU_VENDOR_ID;
-	l->max_qp = 16384;
-	l->max_qp_wr = 16384;
-	l->max_sge = 32;
-	l->max_sge_rd = 32;
-	l->max_cq = 16384;
-	l->max_cqe = 65535;
+	dev->vendor_part_id = EMU_VENDOR_PART_ID;
+	/*
+	 * The limits of a ConnectX-5 as mlx5_ib_query_device() derives them
+	 * from its capabilities (2^18 QPs of 2^15 WRs, 30 SGEs, 2^24 CQs of
+	 * 2^22 - 1 CQEs, 2^24 PDs, INT_MAX AHs, SRQs of 2^15 - 1 WRs), none
+	 * of which costs memory until an application creates something of
+	 * that size. Region, window and SRQ counts stay lower: their key and
+	 * number tables are allocated whole when the device opens.
+	 */
+	l->max_qp = 262144;
+	l->max_qp_wr = 32768;
+	l->max_sge = 30;
+	l->max_sge_rd = 30;
+	l->max_cq = 16777216;
+	l->max_cqe = 4194303;
 	l->max_mr = 65536;
 	l->max_mr_size = UINT64_MAX;
-	l->max_pd = 16384;
-	l->max_ah = 65536;
+	l->max_pd = 16777216;
+	l->max_ah = 2147483647;
 	l->max_mw = 65536;
 	l->max_qp_rd_atom = 16;
 	l->max_qp_init_rd_atom = 16;
 	l->max_res_rd_atom = res_rd_atom(l);
 	l->max_srq = 1024;
-	l->max_srq_wr = 16384;
+	l->max_srq_wr = 32767;
 	l->max_srq_sge = 31;
 	l->max_inline_data = 256;
 	l->max_mcast_grp = 0;	/* no multicast unless configured */

@@ -9,6 +9,8 @@
 
 #include "emu/cq.h"
 #include "emu/device.h"
+#include "emu/log.h"
+#include "emu/mr.h"
 
 /*
  * Single producer (serialised by cq->plock), single consumer (serialised by
@@ -347,8 +349,11 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	uint32_t h, n, i;
 	bool err;
 
-	if (num_entries < 0 || (num_entries && !wc))
+	if (num_entries < 0 || (num_entries && !wc)) {
+		errno = emu_refuse(EINVAL, "ibv_poll_cq: num_entries %d, wc "
+				   "%p", num_entries, (void *)wc);
 		return -EINVAL;
+	}
 	if (!num_entries)
 		return 0;
 	consumer_lock(cq);
@@ -364,8 +369,11 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	atomic_store_explicit(&r->head, h + n, memory_order_release);
 	consumer_unlock(cq);
 	/* An overrun CQ gives back what it held, then fails for good. */
-	if (!n && err)
+	if (!n && err) {
+		errno = emu_refuse(EIO, "ibv_poll_cq: the CQ overran and is "
+				   "in error");
 		return -EIO;
+	}
 	if (!n)
 		empty_poll(cq);
 	return (int)n;
@@ -401,9 +409,14 @@ static int ex_take(struct emu_cq *cq, uint32_t idx, bool err)
 
 	if (atomic_load_explicit(&r->tail, memory_order_acquire) == idx) {
 		cq->cur = NULL;
-		if (!err)
+		if (!err) {
+			/* Empty is an answer, not a failure: no errno. */
 			empty_poll(cq);
-		return err ? EIO : ENOENT;
+			return ENOENT;
+		}
+		errno = emu_refuse(EIO, "ibv_start_poll/ibv_next_poll: the CQ "
+				   "overran and is in error");
+		return EIO;
 	}
 	cq->cur = &r->slot[idx & r->mask];
 	cq->cur_idx = idx;
@@ -422,8 +435,11 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	bool err;
 	int rc;
 
-	if (attr && attr->comp_mask)
+	if (attr && attr->comp_mask) {
+		errno = emu_refuse(EINVAL, "ibv_start_poll: attr->comp_mask "
+				   "%#x, none is defined", attr->comp_mask);
 		return EINVAL;
+	}
 	consumer_lock(cq);
 	err = atomic_load_explicit(&cq->error, memory_order_acquire);
 	h = atomic_load_explicit(&cq->ring->head, memory_order_relaxed);
@@ -551,14 +567,20 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 		  struct emu_cq **out)
 {
 	struct ibv_context *c = &ctx->vctx.context;
-	struct emu_cq *cq = calloc(1, sizeof(*cq));
 	uint32_t size = emu_cq_size(attr->cqe, attr->max_cqe);
+	struct emu_cq *cq;
+	int rc;
 
-	if (!cq)
-		return -ENOMEM;
-	cq->ring = ring_alloc(size);
-	if (!cq->ring) {
+	/* max_cq is a device-wide count, as a real HCA's CQ table is. */
+	rc = emu_dev_count_take(ctx->dev, EMU_COUNT_CQ);
+	if (rc)
+		return -rc;
+	cq = calloc(1, sizeof(*cq));
+	if (cq)
+		cq->ring = ring_alloc(size);
+	if (!cq || !cq->ring) {
 		free(cq);
+		emu_dev_count_release(ctx->dev, EMU_COUNT_CQ);
 		return -ENOMEM;
 	}
 	cq->ctx = ctx;
@@ -679,6 +701,7 @@ int emu_cq_destroy(struct emu_cq *cq)
 	pthread_spin_destroy(&cq->clock);
 	pthread_spin_destroy(&cq->plock);
 	free(cq->ring);
+	emu_dev_count_release(cq->ctx->dev, EMU_COUNT_CQ);
 	free(cq);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "emu/mr.h"
 #include "emu/netlink.h"
 #include "emu/qp.h"
+#include "emu/sysview.h"
 #include "emu/transport.h"
 
 static struct emu_device *registry[EMU_MAX_DEVICES];
@@ -75,6 +76,7 @@ static void gid_changed(void *arg)
 		.event_type = IBV_EVENT_GID_CHANGE,
 	};
 
+	emu_sysview_refresh(port->dev);
 	emu_device_broadcast(port->dev, &ev);
 }
 
@@ -365,6 +367,10 @@ int emu_registry_init_from(const struct emu_config *cfg, FILE *errf)
 		else
 			problems++;
 	}
+	/* Discovery claimed the endpoints: the GIDs the view shows are
+	 * known from here on (doc/ucx.md). */
+	for (i = 0; i < registry_len; i++)
+		emu_sysview_refresh(registry[i]);
 	registry_built = 1;
 	pthread_mutex_unlock(&registry_lock);
 	return problems;
@@ -465,6 +471,9 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 		}
 	}
 	dev->open_count++;
+	/* Processes sharing one view each show themselves when they open
+	 * the device, as they did when they discovered it. */
+	emu_sysview_refresh(dev);
 	pthread_mutex_lock(&ctx_lock);
 	ctx->next = dev->contexts;
 	dev->contexts = ctx;
@@ -518,6 +527,8 @@ int emu_port_set_state(struct emu_port *port, int ibv_port_state)
 		return 0;
 	ev.event_type = ibv_port_state == IBV_PORT_ACTIVE ? IBV_EVENT_PORT_ACTIVE
 							  : IBV_EVENT_PORT_ERR;
+	/* The view first: a program woken by the event reads the new state. */
+	emu_sysview_refresh(port->dev);
 	emu_device_broadcast(port->dev, &ev);
 	return 0;
 }

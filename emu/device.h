@@ -99,6 +99,15 @@ void emu_device_broadcast(struct emu_device *dev,
 /* Port state at run time: raises PORT_ACTIVE / PORT_ERR when it changes. */
 int emu_port_set_state(struct emu_port *port, int ibv_port_state);
 
+/* A port's P_Key table as ibv_query_pkey reports it: the default
+ * full-member key at index 0, every other slot empty. */
+static inline uint16_t emu_port_pkey(const struct emu_port *port,
+				     unsigned int index)
+{
+	(void)port;
+	return index == 0 ? 0xffff : 0;
+}
+
 /* Attribute snapshots in verbs encodings. */
 void emu_device_fill_attr(struct emu_device *dev, struct ibv_device_attr *a);
 void emu_port_fill_attr(struct emu_port *port, struct ibv_port_attr *a);

@@ -4,6 +4,7 @@
 libemucore_la_SOURCES = \
 	emu/log.c emu/log.h \
 	emu/device.c emu/device.h emu/attr.c \
+	emu/sysview.c emu/sysview.h \
 	emu/async.c emu/async.h \
 	emu/engine.c emu/engine.h \
 	emu/config.c emu/config.h \
@@ -23,4 +24,4 @@ libemucore_la_SOURCES = \
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemunet.la $(NLROUTE_LIBS) $(INIH_LIBS) $(EV_LIBS)
 
-EXTRA_DIST += doc/configuration.md doc/design-notes.md
+EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md

@@ -13,6 +13,7 @@
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
@@ -46,8 +47,8 @@ struct emu_mr_table {
 	struct key_pool mrs, mws;
 	uint32_t *freeq;
 	uint64_t rng;			/* xorshift64* state */
-	atomic_uint counts[2];		/* enum emu_dev_count */
-	uint32_t limits[2];
+	atomic_uint counts[EMU_COUNT_N];
+	uint32_t limits[EMU_COUNT_N];
 	struct mr_slot *slots;
 };
 
@@ -129,6 +130,7 @@ int emu_mr_table_create(struct emu_device *dev)
 	t->rng = rng_seed();
 	t->limits[EMU_COUNT_PD] = dev->cfg.limits.max_pd;
 	t->limits[EMU_COUNT_AH] = dev->cfg.limits.max_ah;
+	t->limits[EMU_COUNT_CQ] = dev->cfg.limits.max_cq;
 	dev->mrs = t;
 	return 0;
 }
@@ -453,15 +455,22 @@ int emu_mr_check_mapped(const void *addr, uint64_t length, int writable)
 /* The range checks a kernel makes before pinning: not empty, no wrap of
  * the process range or of the iova range, within max_mr_size. */
 static int check_range(struct emu_device *dev, const void *addr,
-		       uint64_t length, uint64_t iova)
+		       uint64_t length, uint64_t iova, const char *verb)
 {
 	if (!length || length > dev->cfg.limits.max_mr_size)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: length %llu not in "
+				  "1..max_mr_size %llu", verb,
+				  (unsigned long long)length,
+				  (unsigned long long)
+				  dev->cfg.limits.max_mr_size);
 	if (length - 1 > UINTPTR_MAX - (uintptr_t)addr)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: addr %p + length %llu wraps",
+				  verb, addr, (unsigned long long)length);
 	/* The region may end exactly at 2^64, not beyond. */
 	if (length - 1 > UINT64_MAX - iova)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: iova %#llx + length %llu "
+				  "wraps", verb, (unsigned long long)iova,
+				  (unsigned long long)length);
 	return 0;
 }
 
@@ -482,12 +491,15 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 		iova = 0;
 	if (!t)
 		return ENOMEM;
-	rc = check_range(dev, addr, length, iova);
+	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
 	if (rc)
 		return rc;
 	rc = emu_mr_check_mapped(addr, length, !!(access & WRITABLE_ACCESS));
 	if (rc)
-		return rc;
+		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
+				  "mapped%s", addr, (unsigned long long)length,
+				  access & WRITABLE_ACCESS ?
+				  " writable" : " readable");
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;
@@ -511,7 +523,8 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	pthread_mutex_unlock(&t->lock);
 	if (rc) {
 		free(mr);
-		return rc;
+		return emu_refuse(rc, "ibv_reg_mr: max_mr (%u) regions exist "
+				  "already", t->mrs.n);
 	}
 	*out = mr;
 	return 0;
@@ -545,13 +558,20 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 	 * the region again (emu_mr_resolve_rkey). */
 	unpublish(mr, false);
 	if (!npd || npd->ctx != mr->pd->ctx)
-		rc = EINVAL;
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: pd of another context");
 	if (!rc)
-		rc = check_range(dev, naddr, nlen, niova);
+		rc = check_range(dev, naddr, nlen, niova, "ibv_rereg_mr");
 	if (!rc && (flags & (IBV_REREG_MR_CHANGE_TRANSLATION |
-			     IBV_REREG_MR_CHANGE_ACCESS)))
+			     IBV_REREG_MR_CHANGE_ACCESS))) {
 		rc = emu_mr_check_mapped(naddr, nlen,
 					 !!(nacc & WRITABLE_ACCESS));
+		if (rc)
+			emu_log(EMU_LOG_VERBS, "ibv_rereg_mr: [%p, +%llu) is "
+				"not all mapped%s", (void *)naddr,
+				(unsigned long long)nlen,
+				nacc & WRITABLE_ACCESS ? " writable" :
+				" readable");
+	}
 	if (rc)
 		return rc;
 
@@ -581,7 +601,8 @@ int emu_mr_deregister(struct emu_mr *mr)
 	struct emu_mr_table *t = mr_dev(mr)->mrs;
 
 	if (unpublish(mr, true))
-		return EBUSY;
+		return emu_refuse(EBUSY, "ibv_dereg_mr: memory windows are "
+				  "bound to the region");
 	pthread_mutex_lock(&t->lock);
 	slot_give(&t->mrs, mr->index);
 	pthread_mutex_unlock(&t->lock);
@@ -603,6 +624,9 @@ int emu_mr_table_add_mw(struct emu_device *dev, struct emu_mw *mw)
 		return ENOMEM;
 	pthread_mutex_lock(&t->lock);
 	rc = slot_take(&t->mws, &mw->index);
+	if (rc)
+		emu_log(EMU_LOG_VERBS, "ibv_alloc_mw: max_mw (%u) windows "
+			"exist already", t->mws.n);
 	if (!rc) {
 		/* Not the last key of the window that had the slot before. */
 		s = &t->slots[mw->index];
@@ -655,7 +679,15 @@ int emu_dev_count_take(struct emu_device *dev, enum emu_dev_count what)
 	cur = atomic_load(&t->counts[what]);
 	do {
 		if (cur >= t->limits[what])
-			return ENOMEM;
+			return emu_refuse(ENOMEM, "%s: the device has its %u "
+					  "%s already",
+					  what == EMU_COUNT_PD ?
+					  "ibv_alloc_pd" : what ==
+					  EMU_COUNT_AH ? "ibv_create_ah" :
+					  "ibv_create_cq", t->limits[what],
+					  what == EMU_COUNT_PD ? "PDs" :
+					  what == EMU_COUNT_AH ? "AHs" :
+					  "CQs");
 	} while (!atomic_compare_exchange_weak(&t->counts[what], &cur,
 					       cur + 1));
 	return 0;
@@ -692,7 +724,8 @@ struct emu_pd *emu_pd_alloc(struct emu_context *ctx)
 int emu_pd_free(struct emu_pd *pd)
 {
 	if (atomic_load(&pd->users))
-		return EBUSY;
+		return emu_refuse(EBUSY, "ibv_dealloc_pd: the PD is in use "
+				  "(%u objects)", atomic_load(&pd->users));
 	emu_dev_count_release(pd->ctx->dev, EMU_COUNT_PD);
 	free(pd);
 	return 0;

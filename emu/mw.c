@@ -6,6 +6,7 @@
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
@@ -22,7 +23,8 @@ int emu_mw_alloc(struct emu_pd *pd, enum ibv_mw_type type,
 	int rc;
 
 	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_alloc_mw: type %d is neither "
+				  "1 nor 2", (int)type);
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return ENOMEM;

@@ -11,6 +11,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
@@ -99,7 +100,8 @@ static int table_insert(struct emu_qp_table *t, struct emu_qp *qp)
 	uint32_t tries;
 
 	if (t->live >= t->max)
-		return ENOMEM;
+		return emu_refuse(ENOMEM, "ibv_create_qp: max_qp (%u) QPs "
+				  "exist already", t->max);
 	for (tries = 0; tries < (1u << 24); tries++) {
 		uint32_t qpn = t->next & WIRE_QPN_MASK;
 
@@ -758,8 +760,12 @@ static void do_modify(void *p)
 		qp->attr.qp_access_flags = a->qp_access_flags;
 	if (m & IBV_QP_QKEY)
 		qp->attr.qkey = a->qkey;
-	if (m & IBV_QP_AV)
+	if (m & IBV_QP_AV) {
 		qp->attr.ah_attr = a->ah_attr;
+		/* The 20 bits a GRH has room for, as mlx5 reports them back
+		 * (UCX passes 0xffffffff). */
+		qp->attr.ah_attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
+	}
 	if (m & IBV_QP_PATH_MTU)
 		qp->attr.path_mtu = a->path_mtu;
 	if (m & IBV_QP_TIMEOUT)
@@ -838,10 +844,12 @@ static void do_modify(void *p)
 
 int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
-	struct qp_call call = { .qp = qp, .attr = attr, .mask = mask };
+	struct qp_call call = { .qp = qp, .attr = attr };
 	enum ibv_qp_state next;
 	int rc;
 
+	mask = emu_qp_modify_mask(qp->type, mask);
+	call.mask = mask;
 	pthread_mutex_lock(&qp->lock);
 	rc = emu_qp_modify_check(qp->type, emu_qp_state(qp), attr, mask,
 				 &next);
@@ -849,7 +857,9 @@ int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 		rc = emu_qp_attr_values_check(qp->dev, qp->type, attr, mask);
 	if (!rc && (mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > qp->resp.nres)
-		rc = EINVAL;
+		rc = emu_refuse(EINVAL, "ibv_modify_qp: max_dest_rd_atomic %u "
+				"> the %u responder resources of the QP",
+				attr->max_dest_rd_atomic, qp->resp.nres);
 	if (!rc) {
 		emu_engine_call(qp->dev->engine, do_modify, &call);
 		emu_qp_ibv(qp)->state = emu_qp_state(qp);
@@ -919,66 +929,89 @@ static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
  * break them with an IBV_WC_MW_BIND_ERR completion. Type 1 windows are
  * bound through ibv_bind_mw (mw_verb), type 2 through a work request. */
 static int check_bind_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
-			 bool mw_verb)
+			 bool mw_verb, const char *verb)
 {
 	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
 	const struct ibv_mw *mw = wr->bind_mw.mw;
 	struct ibv_context *ctx = emu_qp_ibv(qp)->context;
 
 	if (!mw || mw->context != ctx)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: bind_mw.mw is NULL or of "
+				  "another context", verb);
 	if (mw->type != (mw_verb ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: a type %d window (type 1 is "
+				  "bound by ibv_bind_mw, type 2 by a WR)",
+				  verb, (int)mw->type);
 	if (bi->mw_access_flags & ~(unsigned int)EMU_MW_BIND_ACCESS)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: mw_access_flags %#x has bits "
+				  "a window cannot grant", verb,
+				  bi->mw_access_flags);
 	/* o10-36.2.2 (rxe's provider refuses it at the verb too). */
 	if (mw->type == IBV_MW_TYPE_1 &&
 	    (bi->mw_access_flags & IBV_ACCESS_ZERO_BASED))
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: ZERO_BASED on a type 1 window",
+				  verb);
 	if (bi->length && (!bi->mr || bi->mr->context != ctx))
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: bind_info.mr is NULL or of "
+				  "another context", verb);
 	return 0;
 }
 
 static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
 			 uint64_t *total, bool *inl, bool mw_verb)
 {
+	const char *verb = mw_verb ? "ibv_bind_mw" : "ibv_post_send";
 	uint64_t len = 0;
 	int i;
 
 	if (!opcode_ok(qp, wr->opcode))
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: opcode %d not valid on this QP "
+				  "type (%d) or device", verb,
+				  (int)wr->opcode, (int)qp->type);
 	/* Local operations carry no data: their SGEs are not read. */
 	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
 		*total = 0;
 		*inl = false;
 		return wr->opcode == IBV_WR_BIND_MW ?
-		       check_bind_wr(qp, wr, mw_verb) : 0;
+		       check_bind_wr(qp, wr, mw_verb, verb) : 0;
 	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: num_sge %d > max_send_sge %u",
+				  verb, wr->num_sge, qp->cap.max_send_sge);
 	if (wr->num_sge && !wr->sg_list)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: num_sge %d but sg_list NULL",
+				  verb, wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	if (len > 0x80000000ull)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
+				  "message limit", verb,
+				  (unsigned long long)len);
 	*inl = (wr->send_flags & IBV_SEND_INLINE) &&
 	       !is_rd_atomic(wr->opcode);
 	if (*inl && len > qp->max_inline)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: IBV_SEND_INLINE with %llu "
+				  "bytes > max_inline_data %u", verb,
+				  (unsigned long long)len, qp->max_inline);
 	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		if (len != 8)
-			return EINVAL;
+			return emu_refuse(EINVAL, "%s: an atomic's SGEs hold "
+					  "%llu bytes, not 8", verb,
+					  (unsigned long long)len);
 	}
 	if (qp->type == IBV_QPT_UD) {
+		uint32_t mtu;
+
 		if (!wr->wr.ud.ah)
-			return EINVAL;
-		if (len > qp->dev->ports[to_emu_ah(wr->wr.ud.ah)->port_num ?
-					 to_emu_ah(wr->wr.ud.ah)->port_num - 1 :
-					 0].cfg.mtu)
-			return EINVAL;
+			return emu_refuse(EINVAL, "%s: wr.ud.ah is NULL", verb);
+		mtu = qp->dev->ports[to_emu_ah(wr->wr.ud.ah)->port_num ?
+				     to_emu_ah(wr->wr.ud.ah)->port_num - 1 :
+				     0].cfg.mtu;
+		if (len > mtu)
+			return emu_refuse(EINVAL, "%s: a UD message of %llu "
+					  "bytes > the port MTU %u", verb,
+					  (unsigned long long)len, mtu);
 	}
 	*total = len;
 	return 0;
@@ -1073,11 +1106,18 @@ static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 
 		if (s == IBV_QPS_RESET || s == IBV_QPS_INIT ||
 		    s == IBV_QPS_RTR) {
-			rc = EINVAL;
+			rc = emu_refuse(EINVAL, "%s: the QP is in %s, not yet "
+					"RTS", mw_verb ? "ibv_bind_mw" :
+					"ibv_post_send", s == IBV_QPS_RESET ?
+					"RESET" : s == IBV_QPS_INIT ? "INIT" :
+					"RTR");
 			break;
 		}
 		if (emu_wq_in_use(q) >= qp->cap.max_send_wr) {
-			rc = ENOMEM;
+			rc = emu_refuse(ENOMEM, "%s: send queue full "
+					"(max_send_wr %u)", mw_verb ?
+					"ibv_bind_mw" : "ibv_post_send",
+					qp->cap.max_send_wr);
 			break;
 		}
 		rc = check_send_wr(qp, wr, &len, &inl, mw_verb);
@@ -1110,19 +1150,24 @@ int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr)
 }
 
 int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
-		  uint32_t max_sge)
+		  uint32_t max_sge, const char *verb)
 {
 	uint64_t len = 0;
 	int i;
 
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
-	    (wr->num_sge && !wr->sg_list))
-		return EINVAL;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge)
+		return emu_refuse(EINVAL, "%s: num_sge %d > max_sge %u", verb,
+				  wr->num_sge, max_sge);
+	if (wr->num_sge && !wr->sg_list)
+		return emu_refuse(EINVAL, "%s: num_sge %d but sg_list NULL",
+				  verb, wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	/* No message can be longer than IBTA's 2 GiB. */
 	if (len > 0x80000000ull)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
+				  "message limit", verb,
+				  (unsigned long long)len);
 	w->wr_id = wr->wr_id;
 	w->num_sge = (uint32_t)wr->num_sge;
 	w->length = (uint32_t)len;
@@ -1146,18 +1191,26 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 						     memory_order_relaxed);
 
 		/* On an SRQ, or XRC: the QP has no receive queue. */
-		if (s == IBV_QPS_RESET || qp->srq ||
-		    qp->type == IBV_QPT_XRC_SEND ||
+		if (s == IBV_QPS_RESET) {
+			rc = emu_refuse(EINVAL, "ibv_post_recv: the QP is in "
+					"RESET");
+			break;
+		}
+		if (qp->srq || qp->type == IBV_QPT_XRC_SEND ||
 		    qp->type == IBV_QPT_XRC_RECV) {
-			rc = EINVAL;
+			rc = emu_refuse(EINVAL, "ibv_post_recv: the QP has no "
+					"receive queue (%s)", qp->srq ?
+					"it is on an SRQ" : "XRC");
 			break;
 		}
 		if (emu_wq_in_use(q) >= qp->cap.max_recv_wr) {
-			rc = ENOMEM;
+			rc = emu_refuse(ENOMEM, "ibv_post_recv: receive queue "
+					"full (max_recv_wr %u)",
+					qp->cap.max_recv_wr);
 			break;
 		}
 		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr,
-				   qp->cap.max_recv_sge);
+				   qp->cap.max_recv_sge, "ibv_post_recv");
 		if (rc)
 			break;
 		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
@@ -1199,7 +1252,8 @@ int emu_qp_open_xrc(struct emu_device *dev, uint32_t qpn,
 
 	emu_engine_call(dev->engine, do_open, &c);
 	if (!c.qp)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_open_qp: qp_num %#x is no XRC "
+				  "target QP of this domain", qpn);
 	*out = c.qp;
 	return 0;
 }

@@ -65,6 +65,8 @@ struct emu_swqe {
 	bool done;			/* READ/atomic: answer received */
 	uint32_t first_psn, last_psn;
 	uint32_t resp_psn;		/* READ: next response PSN expected */
+	uint32_t req_psn;		/* READ: PSN of the last request sent,
+					 * where a response stream may start */
 	/* Followed in the slot by num_sge struct ibv_sge, or the inline
 	 * bytes: emu_swqe_sge() / emu_swqe_data(). */
 };
@@ -112,9 +114,10 @@ static inline uint32_t emu_wq_in_use(const struct emu_wq *q)
 
 /* Check one receive WR (SGE count against max_sge, the 2 GiB message
  * limit) and copy it into w: what posting to an RQ and to an SRQ share.
- * 0 or EINVAL; w is scratch until the caller publishes it. */
+ * 0 or EINVAL (logged as a refusal of verb); w is scratch until the
+ * caller publishes it. */
 int emu_rwqe_fill(struct emu_rwqe *w, const struct ibv_recv_wr *wr,
-		  uint32_t max_sge);
+		  uint32_t max_sge, const char *verb);
 
 /* Responder resources: READs (so a duplicate can be answered again) and
  * atomics (whose result is replayed, never executed twice). */
@@ -129,6 +132,20 @@ struct emu_rd_res {
 
 #define EMU_RES_READ	1
 #define EMU_RES_ATOMIC	2
+
+/* Does [va, va + len) lie within the range res, a READ, answered? A
+ * duplicate READ may ask for part of it again. Compared as offsets: an
+ * end address va + len can wrap past 2^64 and look small. */
+static inline bool emu_rd_res_covers(const struct emu_rd_res *res,
+				     uint64_t va, uint32_t len)
+{
+	uint64_t off;
+
+	if (va < res->va)
+		return false;
+	off = va - res->va;
+	return off <= res->len && len <= res->len - off;
+}
 
 struct emu_req_state {
 	uint32_t psn;			/* next PSN to send */

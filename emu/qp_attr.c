@@ -8,6 +8,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/qp_attr.h"
 
 /* Short names keep the table below readable. */
@@ -217,9 +218,80 @@ static const struct qp_trans qp_trans[NSTATES][NSTATES] = {
 	},
 };
 
+/*
+ * Programs set up both halves of an XRC connection with one RC-style mask
+ * (perftest does), so the half a type does not have is ignored rather
+ * than refused: Linux's uverbs modify_qp_mask() strips these bits before
+ * ib_modify_qp_is_ok() sees the mask, and they are then never applied.
+ */
+int emu_qp_modify_mask(enum ibv_qp_type type, int attr_mask)
+{
+	switch (type) {
+	case IBV_QPT_XRC_SEND:
+		return attr_mask & ~(M_DEST_RD | M_RNR_TIMER);
+	case IBV_QPT_XRC_RECV:
+		return attr_mask & ~(M_RD_ATOMIC | M_RETRY | M_RNR_RETRY);
+	default:
+		return attr_mask;
+	}
+}
+
 static bool state_ok(int s)
 {
 	return s >= IBV_QPS_RESET && s <= IBV_QPS_ERR;
+}
+
+/* ---- names for the refusal log (emu/log.h) ------------------------- */
+
+static const char *state_name(int s)
+{
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+
+	return state_ok(s) ? names[s] : "?";
+}
+
+static const char *type_name(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return "RC";
+	case IBV_QPT_UC:
+		return "UC";
+	case IBV_QPT_UD:
+		return "UD";
+	case IBV_QPT_XRC_SEND:
+		return "XRC_SEND";
+	case IBV_QPT_XRC_RECV:
+		return "XRC_RECV";
+	default:
+		return "?";
+	}
+}
+
+/* The name of the lowest attribute bit in mask: a refusal names one. */
+static const char *mask_bit_name(int mask)
+{
+	static const char *const names[] = {
+		"IBV_QP_STATE", "IBV_QP_CUR_STATE",
+		"IBV_QP_EN_SQD_ASYNC_NOTIFY", "IBV_QP_ACCESS_FLAGS",
+		"IBV_QP_PKEY_INDEX", "IBV_QP_PORT", "IBV_QP_QKEY",
+		"IBV_QP_AV", "IBV_QP_PATH_MTU", "IBV_QP_TIMEOUT",
+		"IBV_QP_RETRY_CNT", "IBV_QP_RNR_RETRY", "IBV_QP_RQ_PSN",
+		"IBV_QP_MAX_QP_RD_ATOMIC", "IBV_QP_ALT_PATH",
+		"IBV_QP_MIN_RNR_TIMER", "IBV_QP_SQ_PSN",
+		"IBV_QP_MAX_DEST_RD_ATOMIC", "IBV_QP_PATH_MIG_STATE",
+		"IBV_QP_CAP", "IBV_QP_DEST_QPN", "bit 21", "bit 22",
+		"bit 23", "bit 24", "IBV_QP_RATE_LIMIT",
+	};
+	unsigned int bit;
+
+	if (!mask)
+		return "no bit";
+	bit = (unsigned int)__builtin_ctz((unsigned int)mask);
+	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] :
+							"an unknown bit";
 }
 
 int emu_qp_transition_check(enum ibv_qp_type type, enum ibv_qp_state cur,
@@ -229,22 +301,38 @@ int emu_qp_transition_check(enum ibv_qp_type type, enum ibv_qp_state cur,
 	int col = type_col(type);
 	int req, opt;
 
-	if (col < 0 || !state_ok(cur) || !state_ok(next))
-		return EINVAL;
+	if (col < 0)
+		return emu_refuse(EINVAL, "ibv_modify_qp: QP type %d has no "
+				  "state machine here", (int)type);
+	if (!state_ok(cur) || !state_ok(next))
+		return emu_refuse(EINVAL, "ibv_modify_qp: state %d -> %d: "
+				  "not QP states", (int)cur, (int)next);
 	if (!(attr_mask & M_STATE))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_modify_qp: attr_mask lacks "
+				  "IBV_QP_STATE");
 	/* IBTA accepts the current-state hint only when leaving RTR, RTS,
 	 * SQD or SQE (the states a consumer may not be sure the QP is in)
 	 * for RTS: the table has M_CUR in those entries' options only. */
 	t = &qp_trans[cur][next];
 	if (!t->valid)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_modify_qp: %s QP cannot go "
+				  "from %s to %s", type_name(type),
+				  state_name(cur), state_name(next));
 	req = t->req[col];
 	opt = t->opt[col];
 	if ((attr_mask & req) != req)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_modify_qp: attr_mask lacks %s, "
+				  "required for %s->%s of %s",
+				  mask_bit_name(req & ~attr_mask),
+				  state_name(cur), state_name(next),
+				  type_name(type));
 	if (attr_mask & ~(req | opt | M_STATE))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_modify_qp: attr_mask has %s, "
+				  "not allowed for %s->%s of %s",
+				  mask_bit_name(attr_mask &
+						~(req | opt | M_STATE)),
+				  state_name(cur), state_name(next),
+				  type_name(type));
 	return 0;
 }
 
@@ -255,16 +343,24 @@ int emu_qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state qp_state,
 	enum ibv_qp_state to = qp_state;
 	int err;
 
-	if (!attr || !state_ok(qp_state))
-		return EINVAL;
+	if (!attr)
+		return emu_refuse(EINVAL, "ibv_modify_qp: attr is NULL");
+	if (!state_ok(qp_state))
+		return emu_refuse(EINVAL, "ibv_modify_qp: the QP is in no "
+				  "state (%d)", (int)qp_state);
 	/* The hint is checked, not believed: the emulator knows the state,
 	 * and a consumer that guessed wrong must not get a transition the
 	 * real state does not allow. */
 	if ((attr_mask & M_CUR) && attr->cur_qp_state != qp_state)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_modify_qp: cur_qp_state %s, "
+				  "but the QP is in %s",
+				  state_name(attr->cur_qp_state),
+				  state_name(qp_state));
 	if (attr_mask & M_STATE) {
 		if (!state_ok(attr->qp_state))
-			return EINVAL;
+			return emu_refuse(EINVAL, "ibv_modify_qp: qp_state %d "
+					  "is not a QP state",
+					  (int)attr->qp_state);
 		to = attr->qp_state;
 	}
 	/* Without IBV_QP_STATE the kernel drivers read the call as
@@ -282,7 +378,6 @@ int emu_qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state qp_state,
 /* ---- attribute values ------------------------------------------------ */
 
 #define PSN_MASK	0xffffffu	/* PSNs and QPNs are 24-bit */
-#define FLOW_LABEL_MAX	0xfffffu	/* 20-bit IPv6 flow label */
 
 static uint32_t mtu_bytes(enum ibv_mtu mtu)
 {
@@ -362,23 +457,34 @@ static bool path_mtu_ok(struct emu_device *dev, struct emu_port *port,
  * mandatory (as on any RoCE HCA) and the LID is ignored; on an IB port it
  * is optional. A GRH must name a filled slot of the port's GID table.
  */
+/* Prefixes of the refusal messages: the verb whose rule refused. */
+#define MOD "ibv_modify_qp: "
+#define CRE "ibv_create_qp: "
+
 static int ah_attr_check(struct emu_device *dev, const struct ibv_ah_attr *ah)
 {
 	struct emu_port *port = emu_device_port(dev, ah->port_num);
 	struct ibv_gid_entry entry;
 
 	if (!port)
-		return EINVAL;
-	if (ah->sl > 15 || !static_rate_ok(ah->static_rate))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "ah_attr.port_num %u: no such "
+				  "port", ah->port_num);
+	if (ah->sl > 15)
+		return emu_refuse(EINVAL, MOD "ah_attr.sl %u > 15", ah->sl);
+	if (!static_rate_ok(ah->static_rate))
+		return emu_refuse(EINVAL, MOD "ah_attr.static_rate %u is no "
+				  "IBTA rate", ah->static_rate);
 	if (port->cfg.link_layer == IBV_LINK_LAYER_ETHERNET && !ah->is_global)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "ah_attr.is_global 0: RoCE "
+				  "needs a GRH");
 	if (!ah->is_global)
 		return 0;
-	if (ah->grh.flow_label > FLOW_LABEL_MAX)
-		return EINVAL;
+	/* Any flow label goes: the kernel passes all 32 bits through and
+	 * the device keeps the low 20 (emu_qp_modify stores those). */
 	if (emu_gid_table_query(&port->gids, ah->grh.sgid_index, &entry))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "ah_attr.grh.sgid_index %u: no "
+				  "GID there on port %u", ah->grh.sgid_index,
+				  ah->port_num);
 	return 0;
 }
 
@@ -393,75 +499,111 @@ int emu_qp_attr_values_check(struct emu_device *dev, enum ibv_qp_type type,
 {
 	const struct emu_limits *lim;
 	struct emu_port *port;
+	int rc;
 
-	if (!dev || !attr || type_col(type) < 0)
-		return EINVAL;
+	if (!dev || !attr)
+		return emu_refuse(EINVAL, MOD "no device or attr");
+	if (type_col(type) < 0)
+		return emu_refuse(EINVAL, MOD "QP type %d not modelled",
+				  (int)type);
 	if (attr_mask & ~M_KNOWN)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "attr_mask has %s, unknown",
+				  mask_bit_name(attr_mask & ~M_KNOWN));
 	lim = &dev->cfg.limits;
 
 	if ((attr_mask & M_STATE) && !state_ok(attr->qp_state))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "qp_state %d is not a QP state",
+				  (int)attr->qp_state);
 	if ((attr_mask & M_CUR) && !state_ok(attr->cur_qp_state))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "cur_qp_state %d is not a QP "
+				  "state", (int)attr->cur_qp_state);
 	/* Not modelled: automatic path migration (no alternate path can be
 	 * loaded, so only the MIGRATED state makes sense), QP resizing
 	 * (IBV_DEVICE_RESIZE_MAX_WR is not advertised) and packet pacing. */
 	if (attr_mask & (M_ALT | M_CAP | M_RATE_LIMIT))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "attr_mask has %s, not modelled",
+				  mask_bit_name(attr_mask & (M_ALT | M_CAP |
+							     M_RATE_LIMIT)));
 	if ((attr_mask & M_MIG) && attr->path_mig_state != IBV_MIG_MIGRATED)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "path_mig_state %d: only "
+				  "IBV_MIG_MIGRATED (no alternate path)",
+				  (int)attr->path_mig_state);
 
 	if ((attr_mask & M_PORT) && !emu_device_port(dev, attr->port_num))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "port_num %u: no such port",
+				  attr->port_num);
 	if (attr_mask & M_AV) {
-		if (ah_attr_check(dev, &attr->ah_attr))
-			return EINVAL;
+		rc = ah_attr_check(dev, &attr->ah_attr);
+		if (rc)
+			return rc;
 		/* Both in one call (SQD->SQD): the path's port is the
 		 * QP's port, so they must agree, as the kernel demands. */
 		if ((attr_mask & M_PORT) &&
 		    attr->port_num != attr->ah_attr.port_num)
-			return EINVAL;
+			return emu_refuse(EINVAL, MOD "port_num %u but "
+					  "ah_attr.port_num %u",
+					  attr->port_num,
+					  attr->ah_attr.port_num);
 	}
 	port = attr_port(dev, attr, attr_mask);
 	if ((attr_mask & M_PKEY) && !pkey_index_ok(dev, port,
 						   attr->pkey_index))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "pkey_index %u past the P_Key "
+				  "table", attr->pkey_index);
 	if ((attr_mask & M_MTU) && !path_mtu_ok(dev, port, attr->path_mtu))
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "path_mtu %d: not an MTU, or "
+				  "above the port's", (int)attr->path_mtu);
 
 	/* IBTA field widths: 5-bit timers, 3-bit retry counters. */
 	if ((attr_mask & M_TIMEOUT) && attr->timeout > 31)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "timeout %u > 31",
+				  attr->timeout);
 	if ((attr_mask & M_RETRY) && attr->retry_cnt > 7)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "retry_cnt %u > 7",
+				  attr->retry_cnt);
 	if ((attr_mask & M_RNR_RETRY) && attr->rnr_retry > 7)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "rnr_retry %u > 7",
+				  attr->rnr_retry);
 	if ((attr_mask & M_RNR_TIMER) && attr->min_rnr_timer > 31)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "min_rnr_timer %u > 31",
+				  attr->min_rnr_timer);
 
 	if ((attr_mask & M_RD_ATOMIC) &&
 	    attr->max_rd_atomic > lim->max_qp_init_rd_atom)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "max_rd_atomic %u > "
+				  "max_qp_init_rd_atom %u",
+				  attr->max_rd_atomic,
+				  lim->max_qp_init_rd_atom);
 	if ((attr_mask & M_DEST_RD) &&
 	    attr->max_dest_rd_atomic > lim->max_qp_rd_atom)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "max_dest_rd_atomic %u > "
+				  "max_qp_rd_atom %u",
+				  attr->max_dest_rd_atomic,
+				  lim->max_qp_rd_atom);
 
 	if (attr_mask & M_ACCESS) {
 		if (attr->qp_access_flags & ~QP_ACCESS_OK)
-			return EINVAL;
+			return emu_refuse(EINVAL, MOD "qp_access_flags %#x: "
+					  "only local write and the remote "
+					  "enables",
+					  attr->qp_access_flags);
 		/* A device without atomics cannot promise to serve them. */
 		if ((attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC) &&
 		    lim->atomic_cap == IBV_ATOMIC_NONE)
-			return EINVAL;
+			return emu_refuse(EINVAL, MOD "qp_access_flags has "
+					  "REMOTE_ATOMIC, but atomic_cap is "
+					  "none");
 	}
 
 	if ((attr_mask & M_SQ_PSN) && attr->sq_psn > PSN_MASK)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "sq_psn %#x wider than 24 bits",
+				  attr->sq_psn);
 	if ((attr_mask & M_RQ_PSN) && attr->rq_psn > PSN_MASK)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "rq_psn %#x wider than 24 bits",
+				  attr->rq_psn);
 	if ((attr_mask & M_DEST_QPN) && attr->dest_qp_num > PSN_MASK)
-		return EINVAL;
+		return emu_refuse(EINVAL, MOD "dest_qp_num %#x wider than 24 "
+				  "bits", attr->dest_qp_num);
 	/* Q_Key and en_sqd_async_notify: every value is meaningful. */
 	return 0;
 }
@@ -515,19 +657,27 @@ static uint64_t send_ops_allowed(enum ibv_qp_type type)
 static int send_caps_check(const struct emu_limits *lim,
 			   const struct ibv_qp_cap *cap)
 {
-	if (cap->max_send_wr > lim->max_qp_wr ||
-	    cap->max_send_sge > lim->max_sge ||
-	    cap->max_inline_data > lim->max_inline_data)
-		return EINVAL;
+	if (cap->max_send_wr > lim->max_qp_wr)
+		return emu_refuse(EINVAL, CRE "max_send_wr %u > max_qp_wr %u",
+				  cap->max_send_wr, lim->max_qp_wr);
+	if (cap->max_send_sge > lim->max_sge)
+		return emu_refuse(EINVAL, CRE "max_send_sge %u > max_sge %u",
+				  cap->max_send_sge, lim->max_sge);
+	if (cap->max_inline_data > lim->max_inline_data)
+		return emu_refuse(EINVAL, CRE "max_inline_data %u > %u",
+				  cap->max_inline_data, lim->max_inline_data);
 	return 0;
 }
 
 static int recv_caps_check(const struct emu_limits *lim,
 			   const struct ibv_qp_cap *cap)
 {
-	if (cap->max_recv_wr > lim->max_qp_wr ||
-	    cap->max_recv_sge > lim->max_sge)
-		return EINVAL;
+	if (cap->max_recv_wr > lim->max_qp_wr)
+		return emu_refuse(EINVAL, CRE "max_recv_wr %u > max_qp_wr %u",
+				  cap->max_recv_wr, lim->max_qp_wr);
+	if (cap->max_recv_sge > lim->max_sge)
+		return emu_refuse(EINVAL, CRE "max_recv_sge %u > max_sge %u",
+				  cap->max_recv_sge, lim->max_sge);
 	return 0;
 }
 
@@ -546,14 +696,16 @@ int emu_qp_init_attr_check(struct emu_device *dev,
 {
 	const struct emu_limits *lim;
 	uint32_t mask;
+	int rc;
 
 	if (!dev || !init)
-		return EINVAL;
+		return emu_refuse(EINVAL, CRE "no device or init_attr");
 	lim = &dev->cfg.limits;
 	mask = init->comp_mask;
 
 	if (mask & ~INIT_MASK_KNOWN)
-		return EINVAL;
+		return emu_refuse(EINVAL, CRE "comp_mask %#x has unknown bits",
+				  mask);
 	switch (init->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
@@ -563,16 +715,20 @@ int emu_qp_init_attr_check(struct emu_device *dev,
 		break;
 	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_DRIVER:
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, CRE "qp_type %d (raw packet or "
+				  "driver) not emulated", (int)init->qp_type);
 	default:
-		return EINVAL;
+		return emu_refuse(EINVAL, CRE "qp_type %d unknown",
+				  (int)init->qp_type);
 	}
 	if (mask & INIT_MASK_UNSUPPORTED)
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, CRE "comp_mask asks for TSO or "
+				  "RSS (raw Ethernet), not emulated");
 	/* Self-multicast blocking, FCS scatter, VLAN stripping, a chosen
 	 * source QPN (and with it source_qpn), end padding: none apply. */
 	if ((mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && init->create_flags)
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, CRE "create_flags %#x: none is "
+				  "supported", init->create_flags);
 
 	/*
 	 * An XRC target QP has no queues of its own: it lives in an XRC
@@ -582,34 +738,46 @@ int emu_qp_init_attr_check(struct emu_device *dev,
 	 */
 	if (init->qp_type == IBV_QPT_XRC_RECV) {
 		if (!(mask & IBV_QP_INIT_ATTR_XRCD) || !init->xrcd)
-			return EINVAL;
+			return emu_refuse(EINVAL, CRE "an XRC_RECV QP needs "
+					  "an xrcd");
 		if ((mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 		    init->send_ops_flags)
-			return EINVAL;
+			return emu_refuse(EINVAL, CRE "send_ops_flags on an "
+					  "XRC_RECV QP, which cannot send");
 		return 0;
 	}
 	/* Everything else is in a PD, and an XRC domain means nothing. */
 	if (!(mask & IBV_QP_INIT_ATTR_PD) || !init->pd)
-		return EINVAL;
+		return emu_refuse(EINVAL, CRE "no pd");
 	if (mask & IBV_QP_INIT_ATTR_XRCD)
-		return EINVAL;
+		return emu_refuse(EINVAL, CRE "an xrcd for a %s QP",
+				  type_name(init->qp_type));
 	if (!init->send_cq)
-		return EINVAL;
-	if (send_caps_check(lim, &init->cap))
-		return EINVAL;
+		return emu_refuse(EINVAL, CRE "no send_cq");
+	rc = send_caps_check(lim, &init->cap);
+	if (rc)
+		return rc;
 	/* An XRC initiator has no receive queue: the kernel zeroes its
 	 * receive capabilities and ignores recv_cq and srq; so do we. */
 	if (init->qp_type != IBV_QPT_XRC_SEND) {
 		/* Completions of receives, SRQ ones included, go to the
 		 * QP's recv_cq: the kernel requires it. */
 		if (!init->recv_cq)
-			return EINVAL;
+			return emu_refuse(EINVAL, CRE "no recv_cq");
 		/* With an SRQ the receive capabilities are ignored. */
-		if (!init->srq && recv_caps_check(lim, &init->cap))
-			return EINVAL;
+		if (!init->srq) {
+			rc = recv_caps_check(lim, &init->cap);
+			if (rc)
+				return rc;
+		}
 	}
 	if ((mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (init->send_ops_flags & ~send_ops_allowed(init->qp_type)))
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, CRE "send_ops_flags %#llx: a %s "
+				  "QP carries only %#llx",
+				  (unsigned long long)init->send_ops_flags,
+				  type_name(init->qp_type),
+				  (unsigned long long)
+				  send_ops_allowed(init->qp_type));
 	return 0;
 }

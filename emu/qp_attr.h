@@ -14,6 +14,13 @@ struct emu_device;
 int emu_qp_transition_check(enum ibv_qp_type type, enum ibv_qp_state cur,
 			    enum ibv_qp_state next, int attr_mask);
 
+/* The mask ibv_modify_qp checks and applies for a QP of this type: an XRC
+ * initiator drops the responder's attributes (IBV_QP_MAX_DEST_RD_ATOMIC,
+ * IBV_QP_MIN_RNR_TIMER) and an XRC target the requester's
+ * (IBV_QP_MAX_QP_RD_ATOMIC, IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY), as the
+ * kernel's uverbs layer does before its checks; other types keep it all. */
+int emu_qp_modify_mask(enum ibv_qp_type type, int attr_mask);
+
 /* ibv_modify_qp's state rules for a QP now in qp_state: IBV_QP_CUR_STATE,
  * if given, must equal qp_state; without IBV_QP_STATE the call modifies
  * attributes only and is checked as qp_state -> qp_state (valid in INIT,

@@ -291,6 +291,7 @@ void emu_req_run(struct emu_qp *qp)
 			w->last_psn = psn_add(qp->req.psn,
 					      wqe_psns(qp, w) - 1);
 			w->resp_psn = w->first_psn;
+			w->req_psn = w->first_psn;
 			qp->req.off = 0;
 			if (w->status) {
 				local_error(qp, w);
@@ -357,8 +358,12 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 		} else {
 			qp->req.psn = psn;
 			qp->req.off = d * qp->mtu;
-			if (w->opcode == IBV_WR_RDMA_READ)
+			if (w->opcode == IBV_WR_RDMA_READ) {
 				w->resp_psn = psn;
+				/* The rest is asked for again from psn: its
+				 * answer starts there with a FIRST or ONLY. */
+				w->req_psn = psn;
+			}
 		}
 		return;
 	}

@@ -577,7 +577,7 @@ static void duplicate(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		res = res_find(qp, pkt->psn, EMU_RES_READ);
 		/* Only a part of the original request is asked again. */
 		if (!res || reth_rkey(pkt->w.hdr) != res->rkey ||
-		    va < res->va || va + len > res->va + res->len)
+		    !emu_rd_res_covers(res, va, len))
 			return;
 		if (read_checked(qp, va, res->rkey, len, &src) != R_ANSWERED)
 			return;
@@ -797,15 +797,23 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 
 	if (deth_qkey(pkt->w.hdr) != qp->attr.qkey) {
 		pkt->tp->cnt.rx_bad_qkey++;
+		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: Q_Key "
+			"0x%08x, the QP's is 0x%08x", qp->qpn,
+			deth_qkey(pkt->w.hdr), qp->attr.qkey);
 		return;
 	}
 	w = rq_head(qp);
 	if (!w) {
 		pkt->tp->cnt.seq_drops++;
+		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: no receive "
+			"posted", qp->qpn);
 		return;
 	}
-	if (len > qp->mtu)
+	if (len > qp->mtu) {
+		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: %u bytes "
+			"exceed the MTU %u", qp->qpn, len, qp->mtu);
 		return;
+	}
 	if (40 + len > w->length) {
 		/* The WQE completes in error; a UD QP carries on. */
 		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
@@ -827,6 +835,11 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	wc.byte_len = (uint32_t)sizeof(grh) + len;
 	wc.src_qp = deth_sqpn(pkt->w.hdr);
 	wc.wc_flags = IBV_WC_GRH;
+	/* On RoCE, mlx5 reports the packet type in sl rather than a service
+	 * level: bit 3 set for a UDP (RoCEv2) frame, bits 2:0 the L3 header
+	 * (1 IPv6, 2 IPv4). UCX's ud_verbs reads the destination GID out of
+	 * the GRH area according to it (doc/ucx.md). */
+	wc.sl = 0x8 | (IN6_IS_ADDR_V4MAPPED(&pkt->u->src) ? 0x2 : 0x1);
 	if (wire_op_has(pkt->opcode, WIRE_F_IMMDT)) {
 		wc.imm_data = immdt_imm_be(pkt->w.hdr);
 		wc.wc_flags |= IBV_WC_WITH_IMM;

@@ -9,6 +9,7 @@
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/pd.h"
 #include "emu/srq.h"
 #include "emu/tm.h"
@@ -175,7 +176,9 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	emu_engine_call(ctx->dev->engine, do_insert, &call);
 	if (call.rc) {
 		srq_free(srq);
-		return call.rc;
+		return emu_refuse(call.rc, "ibv_create_srq: max_srq (%u) SRQs "
+				  "exist already",
+				  ctx->dev->cfg.limits.max_srq);
 	}
 	srq->ibv.context = &ctx->vctx.context;
 	srq->ibv.srq_context = attr->srq_context;
@@ -200,7 +203,8 @@ int emu_srq_destroy(struct emu_srq *srq)
 	pthread_mutex_lock(&srq->lock);
 	if (atomic_load(&srq->users)) {
 		pthread_mutex_unlock(&srq->lock);
-		return EBUSY;
+		return emu_refuse(EBUSY, "ibv_destroy_srq: %u QPs still use "
+				  "the SRQ", atomic_load(&srq->users));
 	}
 	/* Out of the table first: no packet reaches it from now on, and
 	 * with no QP associated nothing takes from it or raises events. */
@@ -257,20 +261,24 @@ int emu_srq_modify(struct emu_srq *srq, const struct ibv_srq_attr *attr,
 	int rc = 0;
 
 	if (mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_modify_srq: srq_attr_mask %#x "
+				  "has unknown bits", mask);
 	pthread_mutex_lock(&srq->lock);
 	max_wr = srq->max_wr;
 	if (mask & IBV_SRQ_MAX_WR) {
 		if (!attr->max_wr ||
 		    attr->max_wr > srq->dev->cfg.limits.max_srq_wr) {
-			rc = EINVAL;
+			rc = emu_refuse(EINVAL, "ibv_modify_srq: max_wr %u not "
+					"in 1..max_srq_wr %u", attr->max_wr,
+					srq->dev->cfg.limits.max_srq_wr);
 			goto out;
 		}
 		max_wr = attr->max_wr;
 	}
 	/* The limit is checked against the size the SRQ will have. */
 	if ((mask & IBV_SRQ_LIMIT) && attr->srq_limit > max_wr) {
-		rc = EINVAL;
+		rc = emu_refuse(EINVAL, "ibv_modify_srq: srq_limit %u > max_wr "
+				"%u", attr->srq_limit, max_wr);
 		goto out;
 	}
 	if ((mask & IBV_SRQ_MAX_WR) && max_wr != srq->max_wr) {
@@ -285,8 +293,11 @@ int emu_srq_modify(struct emu_srq *srq, const struct ibv_srq_attr *attr,
 		pthread_spin_unlock(&srq->rq.lock);
 		free(call.slots);
 		rc = call.rc;
-		if (rc)
+		if (rc) {
+			emu_log(EMU_LOG_VERBS, "ibv_modify_srq: max_wr %u < "
+				"the WRs posted", max_wr);
 			goto out;
+		}
 		srq->max_wr = max_wr;
 	}
 	if (mask & IBV_SRQ_LIMIT)
@@ -317,10 +328,12 @@ int emu_srq_post_recv(struct emu_srq *srq, struct ibv_recv_wr *wr,
 						     memory_order_relaxed);
 
 		if (emu_wq_in_use(q) >= q->size) {
-			rc = ENOMEM;
+			rc = emu_refuse(ENOMEM, "ibv_post_srq_recv: SRQ full "
+					"(max_wr %u)", q->size);
 			break;
 		}
-		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr, srq->max_sge);
+		rc = emu_rwqe_fill(emu_wq_slot(q, prod), wr, srq->max_sge,
+				   "ibv_post_srq_recv");
 		if (rc)
 			break;
 		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
@@ -394,9 +407,11 @@ int emu_xrcd_open(struct emu_context *ctx,
 	int rc = 0;
 
 	if (attr->oflags & ~(O_CREAT | O_EXCL))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_open_xrcd: oflags %#x beyond "
+				  "O_CREAT|O_EXCL", attr->oflags);
 	if (inode && fstat(attr->fd, &st))
-		return EBADF;
+		return emu_refuse(EBADF, "ibv_open_xrcd: fd %d is no open "
+				  "file", attr->fd);
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return ENOMEM;
@@ -410,9 +425,11 @@ int emu_xrcd_open(struct emu_context *ctx,
 		 * O_CREAT|O_EXCL, and none is made without O_CREAT. */
 		if (dom && (attr->oflags & O_EXCL) &&
 		    (attr->oflags & O_CREAT))
-			rc = EEXIST;
+			rc = emu_refuse(EEXIST, "ibv_open_xrcd: O_CREAT|O_EXCL "
+					"and the file has a domain already");
 		else if (!dom && !(attr->oflags & O_CREAT))
-			rc = EINVAL;
+			rc = emu_refuse(EINVAL, "ibv_open_xrcd: no domain for "
+					"the file yet, and no O_CREAT");
 	}
 	if (!rc && !dom) {
 		dom = calloc(1, sizeof(*dom));
@@ -449,7 +466,8 @@ int emu_xrcd_close(struct emu_xrcd *x)
 	pthread_mutex_lock(&xrcd_lock);
 	if (dom->opens == 1 && atomic_load(&dom->users)) {
 		pthread_mutex_unlock(&xrcd_lock);
-		return EBUSY;
+		return emu_refuse(EBUSY, "ibv_close_xrcd: the domain still has "
+				  "%u QPs or SRQs", atomic_load(&dom->users));
 	}
 	if (--dom->opens) {
 		pthread_mutex_unlock(&xrcd_lock);

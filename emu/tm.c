@@ -7,6 +7,7 @@
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/qp.h"
 #include "emu/srq.h"
 #include "emu/tm.h"
@@ -117,11 +118,16 @@ static int add_tag(struct emu_srq *srq, struct ibv_ops_wr *wr)
 	if (wr->tm.add.num_sge < 0 ||
 	    wr->tm.add.num_sge > EMU_TM_MAX_SGE ||
 	    (wr->tm.add.num_sge && !wr->tm.add.sg_list))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_post_srq_ops: TAG_ADD num_sge "
+				  "%d (at most %d, with an sg_list)",
+				  wr->tm.add.num_sge, EMU_TM_MAX_SGE);
 	if (wr->tm.add.num_sge && wr->tm.add.sg_list[0].length > 0x80000000u)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_post_srq_ops: TAG_ADD buffer "
+				  "of %u bytes > 2 GiB",
+				  wr->tm.add.sg_list[0].length);
 	if (tm->free_head < 0)
-		return ENOMEM;
+		return emu_refuse(ENOMEM, "ibv_post_srq_ops: TAG_ADD: all %u "
+				  "tags are in use", tm->max_tags);
 	i = tm->free_head;
 	x = &tm->e[i];
 	tm->free_head = x->next;
@@ -155,7 +161,9 @@ static int del_tag(struct emu_srq *srq, struct ibv_ops_wr *wr)
 	bool ok;
 
 	if (wr->tm.handle >= tm->max_tags)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_post_srq_ops: TAG_DEL handle "
+				  "%u >= max_num_tags %u", wr->tm.handle,
+				  tm->max_tags);
 	/* A tag consumed meanwhile cannot be removed: IBV_WC_TM_ERR, which
 	 * is reported even unsignaled, as any failed operation. */
 	ok = tm->e[wr->tm.handle].posted;
@@ -186,9 +194,11 @@ static void do_ops(void *p)
 		if (wr->opcode != IBV_WR_TAG_ADD &&
 		    wr->opcode != IBV_WR_TAG_DEL &&
 		    wr->opcode != IBV_WR_TAG_SYNC)
-			rc = EINVAL;
+			rc = emu_refuse(EINVAL, "ibv_post_srq_ops: opcode %d "
+					"unknown", (int)wr->opcode);
 		else if (wr->flags & ~(IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC))
-			rc = EINVAL;
+			rc = emu_refuse(EINVAL, "ibv_post_srq_ops: flags %#x "
+					"unknown", wr->flags);
 		if (!rc && (wr->flags & IBV_OPS_TM_SYNC))
 			c->srq->tm->sw_cnt = wr->tm.unexpected_cnt;
 		if (!rc && wr->opcode == IBV_WR_TAG_ADD)

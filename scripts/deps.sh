@@ -14,6 +14,9 @@ zlib1g-dev"
 TEST_PKGS="libibverbs-dev ibverbs-utils perftest python3-pyverbs \
 python3-scapy tshark tcpdump iproute2 clang qemu-system-x86 busybox-static \
 cpio kmod ibverbs-providers"
+# UCX (tests/integration/ucx.sh), the namespace tools of view.sh, and
+# Open MPI with its compiler (mpi.sh).
+TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

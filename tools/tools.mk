@@ -1,18 +1,25 @@
 # tools/: the emuverbs command (a shell front end) and the programs it runs;
 # twohost (fork, one QP pair) is a convenience library the demo, the bench
-# and two integration tests share.
-noinst_LTLIBRARIES += libtwohost.la
+# and two integration tests share; nsview (the namespaces and mounts of
+# emuverbs run's /dev and /sys view) one that emuverbs-ns and its unit
+# test share.
+noinst_LTLIBRARIES += libtwohost.la libnsview.la
 libtwohost_la_SOURCES = tools/twohost.c tools/twohost.h
+libnsview_la_SOURCES = tools/nsview.c tools/nsview.h
 
 emutooldir = $(pkglibexecdir)
 emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo \
-	tools/emuverbs-bench
+	tools/emuverbs-bench tools/emuverbs-ns
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
 tools_emuverbs_demo_LDADD = libtwohost.la libibverbs.la
 tools_emuverbs_bench_SOURCES = tools/bench.c
 tools_emuverbs_bench_LDADD = libtwohost.la libibverbs.la
+# Reads the configuration only (to count devices): the core's config
+# module, not the library.
+tools_emuverbs_ns_SOURCES = tools/ns.c
+tools_emuverbs_ns_LDADD = libnsview.la libemucore.la
 
 bin_SCRIPTS += emuverbs
 CLEANFILES += emuverbs
@@ -22,3 +29,6 @@ emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 		-e 's|@emutooldir[@]|$(emutooldir)|g' \
 		-e 's|@sanpreload[@]|$(SAN_PRELOAD)|g' \
 		$(top_srcdir)/tools/emuverbs.in > $@ && chmod +x $@
+
+# What UCX needs of a device and the view emuverbs run gives programs.
+EXTRA_DIST += doc/ucx.md

@@ -3,12 +3,14 @@
 #include <errno.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 
 int ibv_get_async_event(struct ibv_context *context,
 			struct ibv_async_event *event)
 {
 	if (!context || !event) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_get_async_event: context or "
+				   "event is NULL");
 		return -1;
 	}
 	return emu_async_pop(&emu_ctx(context)->async, event);

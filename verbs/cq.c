@@ -6,7 +6,9 @@
 #include "emu/cq.h"
 #include "emu/engine.h"
 #include "emu/device.h"
+#include "emu/log.h"
 #include "verbs/cq_ops.h"
+#include "verbs/err.h"
 
 static uint32_t max_cqe(struct ibv_context *context)
 {
@@ -18,23 +20,27 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 	struct emu_comp_channel *ch;
 	int rc;
 
-	if (!context) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_comp_channel: "
+					     "context is NULL"));
 	rc = emu_comp_channel_create(emu_ctx(context), &ch);
-	if (rc) {
-		errno = -rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(-rc);
 	return &ch->ibv;
 }
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+	int rc;
+
 	if (!channel)
-		return EINVAL;
-	return -emu_comp_channel_destroy(to_emu_channel(channel));
+		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_comp_channel: "
+					    "channel is NULL"));
+	rc = -emu_comp_channel_destroy(to_emu_channel(channel));
+	if (rc == EBUSY)
+		emu_log(EMU_LOG_VERBS, "ibv_destroy_comp_channel: CQs still "
+			"use the channel");
+	return verbs_ret(rc);
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
@@ -43,7 +49,8 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 	struct emu_cq *ecq;
 
 	if (!channel || !cq || !cq_context) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_get_cq_event: channel, cq or "
+				   "cq_context is NULL");
 		return -1;
 	}
 	if (emu_comp_channel_get(to_emu_channel(channel), &ecq))
@@ -69,11 +76,15 @@ static int check_common(struct ibv_context *context, uint32_t cqe,
 			struct ibv_comp_channel *channel, uint32_t comp_vector)
 {
 	if (cqe < 1 || cqe > max_cqe(context))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_cq: cqe %u not in "
+				  "1..max_cqe %u", cqe, max_cqe(context));
 	if (comp_vector >= (uint32_t)context->num_comp_vectors)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_cq: comp_vector %u >= "
+				  "num_comp_vectors %d", comp_vector,
+				  context->num_comp_vectors);
 	if (channel && channel->context != context)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_cq: channel of another "
+				  "context");
 	return 0;
 }
 
@@ -87,10 +98,8 @@ static struct emu_cq *create(struct ibv_context *context,
 	attr->max_cqe = max_cqe(context);
 	attr->channel = channel ? to_emu_channel(channel) : NULL;
 	rc = emu_cq_create(emu_ctx(context), attr, &cq);
-	if (rc) {
-		errno = -rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(-rc);
 	return cq;
 }
 
@@ -107,20 +116,17 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	struct emu_cq *cq;
 	int rc;
 
-	if (!context) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (cqe < 1 || comp_vector < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq: context "
+					     "is NULL"));
+	if (cqe < 1 || comp_vector < 0)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq: cqe %d "
+					     "or comp_vector %d negative or "
+					     "0", cqe, comp_vector));
 	rc = check_common(context, (uint32_t)cqe, channel,
 			  (uint32_t)comp_vector);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	attr.cqe = (uint32_t)cqe;
 	cq = create(context, &attr, channel);
 	return cq ? emu_cq_ibv(cq) : NULL;
@@ -138,40 +144,40 @@ static struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
 	struct emu_cq *cq;
 	int rc;
 
-	if (!context || !ia) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (ia->comp_mask & ~(uint32_t)CQ_INIT_ATTR_KNOWN) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context || !ia)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq_ex: "
+					     "context or cq_attr is NULL"));
+	if (ia->comp_mask & ~(uint32_t)CQ_INIT_ATTR_KNOWN)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq_ex: "
+					     "comp_mask %#x has unknown bits",
+					     ia->comp_mask));
 	/* rdma-core refuses the fields a provider cannot report with
 	 * EOPNOTSUPP; we report the standard ones and, for tag-matching
 	 * SRQs, the TM information. */
 	if (ia->wc_flags & ~((uint64_t)IBV_WC_STANDARD_FLAGS |
-			     IBV_WC_EX_WITH_TM_INFO)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
+			     IBV_WC_EX_WITH_TM_INFO))
+		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_create_cq_ex: "
+					     "wc_flags %#llx: only the "
+					     "standard fields and TM info",
+					     (unsigned long long)
+					     ia->wc_flags));
 	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
-		if (ia->flags & ~(uint32_t)CQ_FLAGS_SUPPORTED) {
-			errno = EOPNOTSUPP;
-			return NULL;
-		}
+		if (ia->flags & ~(uint32_t)CQ_FLAGS_SUPPORTED)
+			return verbs_null(emu_refuse(EOPNOTSUPP,
+						     "ibv_create_cq_ex: flags "
+						     "%#x not supported",
+						     ia->flags));
 		attr.flags = ia->flags;
 	}
 	/* No parent domains here: whatever pd is given is not one, and mlx5
 	 * answers that with EINVAL. */
-	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq_ex: "
+					     "parent_domain: this device has "
+					     "no parent domains"));
 	rc = check_common(context, ia->cqe, ia->channel, ia->comp_vector);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	attr.cqe = ia->cqe;
 	attr.cq_context = ia->cq_context;
 	attr.wc_flags = ia->wc_flags;
@@ -181,20 +187,38 @@ static struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
 
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
-	if (!cq || cqe < 1 || (uint32_t)cqe > max_cqe(cq->context))
-		return EINVAL;
+	int rc;
+
+	if (!cq)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_resize_cq: cq is "
+					    "NULL"));
+	if (cqe < 1 || (uint32_t)cqe > max_cqe(cq->context))
+		return verbs_ret(emu_refuse(EINVAL, "ibv_resize_cq: cqe %d "
+					    "not in 1..max_cqe %u", cqe,
+					    max_cqe(cq->context)));
 	/* Shrinking below what the CQ holds fails; "holds" includes the
 	 * completions of work the application already handed over. */
 	emu_engine_sync(emu_ctx(cq->context)->dev->engine);
-	return -emu_cq_resize(to_emu_cq(cq), (uint32_t)cqe,
-			      max_cqe(cq->context));
+	rc = -emu_cq_resize(to_emu_cq(cq), (uint32_t)cqe,
+			    max_cqe(cq->context));
+	if (rc == EINVAL)
+		emu_log(EMU_LOG_VERBS, "ibv_resize_cq: cqe %d < the "
+			"completions the CQ holds", cqe);
+	return verbs_ret(rc);
 }
 
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
+	int rc;
+
 	if (!cq)
-		return EINVAL;
-	return -emu_cq_destroy(to_emu_cq(cq));
+		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_cq: cq is "
+					    "NULL"));
+	rc = -emu_cq_destroy(to_emu_cq(cq));
+	if (rc == EBUSY)
+		emu_log(EMU_LOG_VERBS, "ibv_destroy_cq: QPs or SRQs still use "
+			"the CQ");
+	return verbs_ret(rc);
 }
 
 void emu_verbs_set_cq_ops(struct verbs_context *vctx)

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
+#include "verbs/err.h"
 #include "verbs/ops.h"
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
@@ -16,15 +18,13 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	int rc;
 
 	rc = emu_registry_get(&devs, &n);
-	if (rc) {
-		errno = -rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(emu_refuse(-rc, "ibv_get_device_list: the "
+					     "device registry failed (errno "
+					     "%d)", -rc));
 	list = calloc(n + 1, sizeof(*list));
-	if (!list) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!list)
+		return verbs_null(ENOMEM);
 	for (i = 0; i < n; i++)
 		list[i] = &devs[i]->ibdev;
 	if (num_devices)
@@ -41,17 +41,17 @@ void ibv_free_device_list(struct ibv_device **list)
 
 const char *ibv_get_device_name(struct ibv_device *device)
 {
-	if (!device) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!device)
+		return verbs_null(emu_refuse(EINVAL, "ibv_get_device_name: "
+					     "device is NULL"));
 	return device->name;
 }
 
 __be64 ibv_get_device_guid(struct ibv_device *device)
 {
 	if (!device) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_get_device_guid: device is "
+				   "NULL");
 		return 0;
 	}
 	return htobe64(emu_dev(device)->node_guid);
@@ -60,7 +60,8 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 int ibv_get_device_index(struct ibv_device *device)
 {
 	if (!device) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_get_device_index: device is "
+				   "NULL");
 		return -1;
 	}
 	return (int)emu_dev(device)->index;
@@ -70,13 +71,15 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct emu_context *ctx;
 
-	if (!device) {
-		errno = EINVAL;
+	if (!device)
+		return verbs_null(emu_refuse(EINVAL, "ibv_open_device: device "
+					     "is NULL"));
+	ctx = emu_context_open(emu_dev(device));
+	if (!ctx) {
+		emu_log(EMU_LOG_VERBS, "ibv_open_device: %s: cannot open "
+			"(errno %d)", device->name, errno);
 		return NULL;
 	}
-	ctx = emu_context_open(emu_dev(device));
-	if (!ctx)
-		return NULL;
 	emu_verbs_init_context(ctx);
 	return &ctx->vctx.context;
 }
@@ -84,7 +87,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 int ibv_close_device(struct ibv_context *context)
 {
 	if (!context) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_close_device: context is "
+				   "NULL");
 		return -1;
 	}
 	pthread_mutex_destroy(&context->mutex);

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
+#include "verbs/err.h"
 #include "verbs/mw_ops.h"
 
 static struct ibv_mw *op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
@@ -14,11 +16,10 @@ static struct ibv_mw *op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	struct emu_mw *mw;
 	int rc;
 
-	rc = pd ? emu_mw_alloc(to_emu_pd(pd), type, &mw) : EINVAL;
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	rc = pd ? emu_mw_alloc(to_emu_pd(pd), type, &mw) :
+		  emu_refuse(EINVAL, "ibv_alloc_mw: pd is NULL");
+	if (rc)
+		return verbs_null(rc);
 	return &mw->ibv;
 }
 
@@ -26,7 +27,8 @@ static struct ibv_mw *op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 static int op_dealloc_mw(struct ibv_mw *mw)
 {
 	if (!mw)
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_mw: mw is "
+					    "NULL"));
 	emu_mw_dealloc(to_emu_mw(mw));
 	return 0;
 }
@@ -45,7 +47,9 @@ static int op_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	int rc;
 
 	if (!qp || !mw || !mw_bind || qp->context != mw->context)
-		return errno = EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_bind_mw: qp, mw or "
+					    "mw_bind NULL, or of two "
+					    "contexts"));
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = mw_bind->wr_id;
 	wr.opcode = IBV_WR_BIND_MW;
@@ -55,7 +59,7 @@ static int op_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	wr.bind_mw.bind_info = mw_bind->bind_info;
 	rc = emu_qp_post_bind_mw(to_emu_qp(qp), &wr);
 	if (rc)
-		return errno = rc;
+		return verbs_ret(rc);
 	mw->rkey = wr.bind_mw.rkey;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "verbs/cq_ops.h"
 #include "verbs/mw_ops.h"
 #include "verbs/ops.h"
@@ -18,6 +19,7 @@ static int no_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	if (bad_wr)
 		*bad_wr = wr;
+	errno = emu_refuse(EOPNOTSUPP, "ibv_post_send: no send path here");
 	return EOPNOTSUPP;
 }
 
@@ -26,6 +28,8 @@ static int no_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 {
 	if (bad_wr)
 		*bad_wr = wr;
+	errno = emu_refuse(EOPNOTSUPP, "ibv_post_recv: no receive path "
+			   "here");
 	return EOPNOTSUPP;
 }
 

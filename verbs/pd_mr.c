@@ -6,8 +6,10 @@
 
 #include "emu/ah.h"
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
+#include "verbs/err.h"
 
 /* The header turns these into inline selectors; we define the symbols. */
 #undef ibv_reg_mr
@@ -35,18 +37,23 @@ int ibv_dofork_range(void *base, size_t size);
  * about pages that only matters to an IOMMU mapping), ZERO_BASED (iova 0,
  * applied in emu/mr.c). MW_BIND is a right like the others (emu/mw.c).
  */
-static int check_access(unsigned int access)
+static int check_access(unsigned int access, const char *verb)
 {
 	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IBV_ACCESS_LOCAL_WRITE))
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: access %#x: remote write or "
+				  "atomic needs IBV_ACCESS_LOCAL_WRITE", verb,
+				  access);
 	if (access & ~KNOWN_ACCESS)
-		return EINVAL;
+		return emu_refuse(EINVAL, "%s: access %#x has unknown bits",
+				  verb, access);
 	if (access & IBV_ACCESS_ON_DEMAND)
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, "%s: IBV_ACCESS_ON_DEMAND: no "
+				  "ODP on this device", verb);
 	if (access & (IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT))
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, "%s: IBV_ACCESS_FLUSH_*: no "
+				  "flush on this device", verb);
 	return 0;
 }
 
@@ -56,21 +63,19 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
 	struct emu_pd *pd;
 
-	if (!context) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context)
+		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_pd: context "
+					     "is NULL"));
 	pd = emu_pd_alloc(emu_ctx(context));
 	return pd ? &pd->ibv : NULL;
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	int rc = pd ? emu_pd_free(to_emu_pd(pd)) : EINVAL;
-
-	if (rc)
-		errno = rc;
-	return rc;
+	if (!pd)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_pd: pd is "
+					    "NULL"));
+	return verbs_ret(emu_pd_free(to_emu_pd(pd)));
 }
 
 /* ---- memory regions ---------------------------------------------------- */
@@ -81,14 +86,14 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	struct emu_mr *mr;
 	int rc;
 
-	if (!pd || !length)
-		rc = EINVAL;
+	if (!pd)
+		rc = emu_refuse(EINVAL, "ibv_reg_mr: pd is NULL");
+	else if (!length)
+		rc = emu_refuse(EINVAL, "ibv_reg_mr: length 0");
 	else
-		rc = check_access(access);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+		rc = check_access(access, "ibv_reg_mr");
+	if (rc)
+		return verbs_null(rc);
 	/* As rdma-core: the range is marked for fork handling first, and
 	 * unmarked if registration fails. */
 	if (ibv_dontfork_range(addr, length))
@@ -96,8 +101,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	rc = emu_mr_register(to_emu_pd(pd), addr, length, iova, access, &mr);
 	if (rc) {
 		ibv_dofork_range(addr, length);
-		errno = rc;
-		return NULL;
+		return verbs_null(rc);
 	}
 	return &mr->ibv;
 }
@@ -136,18 +140,24 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	size_t old_len;
 	int rc = 0;
 
-	if (!mr || !flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
-		rc = EINVAL;
+	if (!mr)
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: mr is NULL");
+	else if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: flags %#x: none, or "
+				"unknown bits", flags);
 	else if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
 		 (!addr || !length))
-		rc = EINVAL;
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_TRANSLATION "
+				"without addr or length");
 	else if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))
-		rc = EINVAL;
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: access %#x without "
+				"IBV_REREG_MR_CHANGE_ACCESS", access);
 	else if (flags & IBV_REREG_MR_CHANGE_ACCESS)
-		rc = check_access((unsigned int)access);
+		rc = check_access((unsigned int)access, "ibv_rereg_mr");
 	if (!rc && (flags & IBV_REREG_MR_CHANGE_PD) &&
 	    (!pd || pd->context != mr->context))
-		rc = EINVAL;
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_PD without a pd "
+				"of the MR's context");
 	if (rc) {
 		errno = rc;
 		return IBV_REREG_MR_ERR_INPUT;
@@ -183,17 +193,14 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	size_t length;
 	int rc;
 
-	if (!mr) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (!mr)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_dereg_mr: mr is "
+					    "NULL"));
 	addr = mr->addr;
 	length = mr->length;
 	rc = emu_mr_deregister(to_emu_mr(mr));
-	if (rc) {
-		errno = rc;
-		return rc;
-	}
+	if (rc)
+		return verbs_ret(rc);
 	ibv_dofork_range(addr, length);
 	return 0;
 }
@@ -205,24 +212,20 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	struct emu_ah *ah;
 	int rc;
 
-	if (!pd || !attr) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!pd || !attr)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_ah: pd or "
+					     "attr is NULL"));
 	rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	return &ah->ibv;
 }
 
 int ibv_destroy_ah(struct ibv_ah *ah)
 {
-	if (!ah) {
-		errno = EINVAL;
-		return EINVAL;
-	}
+	if (!ah)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_ah: ah is "
+					    "NULL"));
 	emu_ah_destroy(to_emu_ah(ah));
 	return 0;
 }
@@ -234,7 +237,8 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
 	int rc;
 
 	if (!context || !wc || !ah_attr) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_init_ah_from_wc: context, wc "
+				   "or ah_attr is NULL");
 		return -1;
 	}
 	rc = emu_ah_attr_from_wc(emu_ctx(context)->dev, port_num, wc, grh,
@@ -251,10 +255,9 @@ struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
 {
 	struct ibv_ah_attr attr;
 
-	if (!pd) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!pd)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_ah_from_wc: "
+					     "pd is NULL"));
 	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
 		return NULL;
 	return ibv_create_ah(pd, &attr);

@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
+#include "verbs/err.h"
 #include "verbs/qp_ops.h"
 
 /* What this device builds on top of the checks in emu/qp_attr.c: a QP
@@ -18,22 +20,28 @@ static int create_supported(struct ibv_context *context,
 			    const struct ibv_qp_init_attr_ex *init)
 {
 	if (init->qp_type == IBV_QPT_XRC_RECV)
-		return init->xrcd->context == context ? 0 : EINVAL;
+		return init->xrcd->context == context ? 0 :
+		       emu_refuse(EINVAL, "ibv_create_qp: xrcd of another "
+				  "context");
 	if (init->pd->context != context)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_qp: pd of another "
+				  "context");
 	if ((init->send_cq && init->send_cq->context != context) ||
 	    (init->qp_type != IBV_QPT_XRC_SEND && init->recv_cq &&
 	     init->recv_cq->context != context))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_qp: send_cq or recv_cq "
+				  "of another context");
 	if (init->srq && init->qp_type != IBV_QPT_XRC_SEND &&
 	    init->srq->context != context)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_qp: srq of another "
+				  "context");
 	/* Tag matching is offered on RC only (tm_caps.flags). */
 	if (init->srq && init->qp_type != IBV_QPT_XRC_SEND &&
 	    to_emu_srq(init->srq)->type != IBV_SRQT_BASIC &&
 	    (to_emu_srq(init->srq)->type != IBV_SRQT_TM ||
 	     init->qp_type != IBV_QPT_RC))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_qp: srq is an XRC SRQ, "
+				  "or a tag-matching one for a non-RC QP");
 	return 0;
 }
 
@@ -57,10 +65,8 @@ static struct ibv_qp *create(struct ibv_context *context,
 		if (rc)
 			emu_qp_destroy(qp);
 	}
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	return emu_qp_ibv(qp);
 }
 
@@ -70,10 +76,9 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct ibv_qp_init_attr_ex init;
 	struct ibv_qp *qp;
 
-	if (!pd || !qp_init_attr) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!pd || !qp_init_attr)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_qp: pd or "
+					     "qp_init_attr is NULL"));
 	memset(&init, 0, sizeof(init));
 	memcpy(&init, qp_init_attr, sizeof(*qp_init_attr));
 	init.comp_mask = IBV_QP_INIT_ATTR_PD;
@@ -88,26 +93,29 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 static struct ibv_qp *op_create_qp_ex(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *init)
 {
-	if (!context || !init) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context || !init)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_qp_ex: "
+					     "context or qp_init_attr is "
+					     "NULL"));
 	return create(context, init);
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	if (!qp || !attr)
-		return EINVAL;
-	return emu_qp_modify(to_emu_qp(qp), attr, attr_mask);
+		return verbs_ret(emu_refuse(EINVAL, "ibv_modify_qp: qp or attr "
+					    "is NULL"));
+	return verbs_ret(emu_qp_modify(to_emu_qp(qp), attr, attr_mask));
 }
 
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr)
 {
 	if (!qp || !attr || !init_attr)
-		return EINVAL;
-	return emu_qp_query(to_emu_qp(qp), attr, attr_mask, init_attr);
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_qp: qp, attr or "
+					    "init_attr is NULL"));
+	return verbs_ret(emu_qp_query(to_emu_qp(qp), attr, attr_mask,
+				      init_attr));
 }
 
 int ibv_destroy_qp(struct ibv_qp *qp)
@@ -115,12 +123,13 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	struct emu_qp *eqp;
 
 	if (!qp)
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_qp: qp is "
+					    "NULL"));
 	eqp = to_emu_qp(qp);
 	if (eqp->qpx_ready)
 		emu_qpx_fini(&eqp->qpx);
 	eqp->qpx_ready = false;
-	return emu_qp_destroy(eqp);
+	return verbs_ret(emu_qp_destroy(eqp));
 }
 
 /* The operations each type can post through the ibv_wr_* interface. */
@@ -150,10 +159,9 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	struct emu_qp *eqp;
 	int rc = 0;
 
-	if (!qp) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!qp)
+		return verbs_null(emu_refuse(EINVAL, "ibv_qp_to_qp_ex: qp is "
+					     "NULL"));
 	eqp = to_emu_qp(qp);
 	pthread_mutex_lock(&eqp->lock);
 	if (!eqp->qpx_ready) {
@@ -163,10 +171,8 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 		eqp->qpx_ready = !rc;
 	}
 	pthread_mutex_unlock(&eqp->lock);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	return &eqp->qpx.ibv;
 }
 
@@ -175,7 +181,7 @@ static int op_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	if (!wr)
 		return 0;
-	return emu_qp_post_send(to_emu_qp(qp), wr, bad_wr);
+	return verbs_ret(emu_qp_post_send(to_emu_qp(qp), wr, bad_wr));
 }
 
 static int op_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -183,7 +189,7 @@ static int op_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 {
 	if (!wr)
 		return 0;
-	return emu_qp_post_recv(to_emu_qp(qp), wr, bad_wr);
+	return verbs_ret(emu_qp_post_recv(to_emu_qp(qp), wr, bad_wr));
 }
 
 void emu_verbs_set_qp_ops(struct verbs_context *vctx)

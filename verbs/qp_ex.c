@@ -10,7 +10,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "emu/log.h"
 #include "emu/qp_ex.h"
+#include "verbs/err.h"
 
 /*
  * Everything a critical section can need is allocated once, here: max_wr
@@ -85,12 +87,15 @@ static struct ibv_send_wr *new_wr(struct ibv_qp_ex *ibqp, uint64_t op_flag,
 		return NULL;
 	b->cur = NULL;
 	if (!(b->ops & op_flag)) {
-		set_err(b, EOPNOTSUPP);
+		set_err(b, emu_refuse(EOPNOTSUPP, "ibv_wr_*: opcode %d not in "
+				      "the QP's send_ops_flags",
+				      (int)opcode));
 		return NULL;
 	}
 	/* More than the send queue holds cannot be posted at once. */
 	if (b->n >= b->max_wr) {
-		set_err(b, ENOMEM);
+		set_err(b, emu_refuse(ENOMEM, "ibv_wr_*: more than max_send_wr "
+				      "%u WRs in one wr_start", b->max_wr));
 		return NULL;
 	}
 	wr = &b->wrs[b->n++];
@@ -114,7 +119,8 @@ static struct ibv_send_wr *cur_wr(struct ibv_qp_ex *ibqp)
 	if (!atomic_load(&b->active))
 		return NULL;
 	if (!b->cur)
-		set_err(b, EINVAL);
+		set_err(b, emu_refuse(EINVAL, "ibv_wr_set_*: no WR builder "
+				      "before the setter"));
 	return b->cur;
 }
 
@@ -210,7 +216,8 @@ static void qpx_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
 	if (!wr)
 		return;
 	if (!mw || !info) {
-		set_err(wrb_of(ibqp), EINVAL);
+		set_err(wrb_of(ibqp), emu_refuse(EINVAL, "ibv_wr_bind_mw: mw "
+						 "or bind_info is NULL"));
 		return;
 	}
 	wr->bind_mw.mw = mw;
@@ -247,7 +254,8 @@ static void refuse(struct ibv_qp_ex *ibqp)
 	if (!atomic_load(&b->active))
 		return;
 	b->cur = NULL;
-	set_err(b, EOPNOTSUPP);
+	set_err(b, emu_refuse(EOPNOTSUPP, "ibv_wr_tso/flush/atomic_write: "
+			      "not emulated"));
 }
 
 static void qpx_send_tso(struct ibv_qp_ex *ibqp, void *hdr, uint16_t hdr_sz,
@@ -305,11 +313,14 @@ static void set_sges(struct ibv_qp_ex *ibqp, size_t num_sge,
 	if (!wr)
 		return;
 	if (num_sge > b->max_sge) {
-		set_err(b, ENOMEM);
+		set_err(b, emu_refuse(ENOMEM, "ibv_wr_set_sge_list: num_sge "
+				      "%zu > max_send_sge %u", num_sge,
+				      b->max_sge));
 		return;
 	}
 	if (num_sge && !sg_list) {
-		set_err(b, EINVAL);
+		set_err(b, emu_refuse(EINVAL, "ibv_wr_set_sge_list: num_sge "
+				      "%zu but sg_list NULL", num_sge));
 		return;
 	}
 	out = wr_sges(b, wr);
@@ -360,12 +371,16 @@ static void set_inline(struct ibv_qp_ex *ibqp, size_t num_buf,
 	if (!wr)
 		return;
 	if (!inline_ok(wr->opcode) || (num_buf && !bufs)) {
-		set_err(b, EINVAL);
+		set_err(b, emu_refuse(EINVAL, "ibv_wr_set_inline_data: opcode "
+				      "%d carries no inline data, or bufs "
+				      "NULL", (int)wr->opcode));
 		return;
 	}
 	for (i = 0; i < num_buf; i++) {
 		if (bufs[i].length > b->max_inline - total) {
-			set_err(b, ENOMEM);
+			set_err(b, emu_refuse(ENOMEM, "ibv_wr_set_inline_data: "
+					      "more than max_inline_data %u "
+					      "bytes", b->max_inline));
 			return;
 		}
 		total += bufs[i].length;
@@ -430,7 +445,8 @@ static int check_chain(struct ibv_qp_ex *ibqp, struct emu_wr_builder *b)
 		return 0;
 	for (i = 0; i < b->n; i++)
 		if (!b->wrs[i].wr.ud.ah)
-			return EINVAL;
+			return emu_refuse(EINVAL, "ibv_wr_complete: UD WR %u "
+					  "has no ibv_wr_set_ud_addr", i);
 	return 0;
 }
 
@@ -451,7 +467,8 @@ static int qpx_complete(struct ibv_qp_ex *ibqp)
 
 	/* Without wr_start there is no lock to release and nothing built. */
 	if (!atomic_load(&b->active))
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_wr_complete: no "
+					    "ibv_wr_start before it"));
 	ret = b->err;
 	if (!ret)
 		ret = check_chain(ibqp, b);
@@ -463,7 +480,7 @@ static int qpx_complete(struct ibv_qp_ex *ibqp)
 		ret = qp->context->ops.post_send(qp, b->wrs, &bad);
 	}
 	end(b);
-	return ret;
+	return verbs_ret(ret);
 }
 
 static void qpx_abort(struct ibv_qp_ex *ibqp)
@@ -520,7 +537,10 @@ int emu_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags,
 		return EINVAL;
 	qpx->wrb = NULL;
 	if (send_ops_flags & ~(uint64_t)QPX_OPS_SUPPORTED)
-		return EOPNOTSUPP;
+		return emu_refuse(EOPNOTSUPP, "ibv_create_qp_ex: "
+				  "send_ops_flags %#llx beyond what ibv_wr_* "
+				  "offers here",
+				  (unsigned long long)send_ops_flags);
 
 	b = calloc(1, sizeof(*b));
 	if (!b)

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/speed.h"
+#include "verbs/err.h"
 #include "verbs/ops.h"
 
 /* GID types as rdma-core's private driver interface names them; only
@@ -30,12 +32,21 @@ struct compat_port_attr {
 	uint8_t active_width, active_speed, phys_state, link_layer, flags;
 };
 
+/* The port, or NULL after logging why verb refuses. */
 static struct emu_port *port_of(struct ibv_context *context,
-				uint32_t port_num)
+				uint32_t port_num, const char *verb)
 {
-	if (!context)
+	struct emu_port *port;
+
+	if (!context) {
+		emu_log(EMU_LOG_VERBS, "%s: context is NULL", verb);
 		return NULL;
-	return emu_device_port(emu_ctx(context)->dev, port_num);
+	}
+	port = emu_device_port(emu_ctx(context)->dev, port_num);
+	if (!port)
+		emu_log(EMU_LOG_VERBS, "%s: port_num %u: the device has ports "
+			"1..%u", verb, port_num, emu_ctx(context)->dev->nports);
+	return port;
 }
 
 /* Copy a full-size result into a caller's struct of another size: as much
@@ -51,11 +62,14 @@ static void copy_sized(void *dst, size_t dst_len, const void *src,
 int emu_verbs_query_port(struct ibv_context *context, uint8_t port_num,
 			 struct ibv_port_attr *attr, size_t attr_len)
 {
-	struct emu_port *port = port_of(context, port_num);
+	struct emu_port *port = port_of(context, port_num, "ibv_query_port");
 	struct ibv_port_attr full;
 
-	if (!port || !attr)
-		return EINVAL;
+	if (!port)
+		return verbs_ret(EINVAL);
+	if (!attr)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_port: port_attr "
+					    "is NULL"));
 	emu_port_fill_attr(port, &full);
 	copy_sized(attr, attr_len, &full, sizeof(full));
 	return 0;
@@ -77,10 +91,17 @@ int emu_verbs_query_device_ex(struct ibv_context *context,
 {
 	struct ibv_device_attr_ex full;
 
-	if (!context || !attr || attr_size < sizeof(attr->orig_attr))
-		return EINVAL;
+	if (!context || !attr)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_device: context "
+					    "or attr is NULL"));
+	if (attr_size < sizeof(attr->orig_attr))
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_device_ex: "
+					    "attr_size %zu < struct "
+					    "ibv_device_attr", attr_size));
 	if (input && input->comp_mask)
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_device_ex: "
+					    "input->comp_mask %#x, none is "
+					    "defined", input->comp_mask));
 	emu_device_fill_attr_ex(emu_ctx(context)->dev, &full);
 	copy_sized(attr, attr_size, &full, sizeof(full));
 	return 0;
@@ -97,10 +118,14 @@ int ibv_query_device(struct ibv_context *context,
 int ibv_query_port_speed(struct ibv_context *context, uint32_t port_num,
 			 uint64_t *port_speed)
 {
-	struct emu_port *port = port_of(context, port_num);
+	struct emu_port *port = port_of(context, port_num,
+					"ibv_query_port_speed");
 
-	if (!port || !port_speed)
-		return EINVAL;
+	if (!port)
+		return verbs_ret(EINVAL);
+	if (!port_speed)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_port_speed: "
+					    "port_speed is NULL"));
 	*port_speed = emu_port_speed_100mbps(port->cfg.speed, port->cfg.width);
 	return 0;
 }
@@ -108,10 +133,16 @@ int ibv_query_port_speed(struct ibv_context *context, uint32_t port_num,
 int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 		   __be16 *pkey)
 {
-	struct emu_port *port = port_of(context, port_num);
+	struct emu_port *port = port_of(context, port_num, "ibv_query_pkey");
 
-	if (!port || !pkey || index < 0 || index >= port->cfg.pkey_tbl_len) {
+	if (!port) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (!pkey || index < 0 || index >= port->cfg.pkey_tbl_len) {
+		errno = emu_refuse(EINVAL, "ibv_query_pkey: pkey NULL, or "
+				   "index %d not in 0..%u", index,
+				   port->cfg.pkey_tbl_len - 1u);
 		return -1;
 	}
 	/* Index 0 holds the default P_Key, full member; the rest are empty
@@ -123,12 +154,20 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num,
 		       __be16 pkey)
 {
+	struct emu_port *port = port_of(context, port_num,
+					"ibv_get_pkey_index");
 	__be16 p;
 	int i;
 
-	for (i = 0; ibv_query_pkey(context, port_num, i, &p) == 0; i++)
-		if (p == pkey)
+	if (!port) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Within the table, so that the end of it is no refusal. */
+	for (i = 0; i < port->cfg.pkey_tbl_len; i++)
+		if (!ibv_query_pkey(context, port_num, i, &p) && p == pkey)
 			return i;
+	errno = ENOENT;
 	return -1;
 }
 
@@ -136,15 +175,25 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 		      uint32_t gid_index, struct ibv_gid_entry *entry,
 		      uint32_t flags, size_t entry_size)
 {
-	struct emu_port *port = port_of(context, port_num);
+	struct emu_port *port = port_of(context, port_num,
+					"ibv_query_gid_ex");
 	struct ibv_gid_entry e;
 	int rc;
 
-	if (!port || !entry || flags)
-		return EINVAL;
+	if (!port)
+		return verbs_ret(EINVAL);
+	if (!entry || flags)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_gid_ex: entry "
+					    "NULL or flags %#x (none is "
+					    "defined)", flags));
+	/* ENODATA (an empty slot) is an answer, not a refusal: tools walk
+	 * whole tables. EINVAL is an index past the table. */
 	rc = emu_gid_table_query(&port->gids, gid_index, &e);
+	if (rc == EINVAL)
+		emu_log(EMU_LOG_VERBS, "ibv_query_gid_ex: gid_index %u past "
+			"the %u-entry table", gid_index, port->gids.len);
 	if (rc)
-		return rc;
+		return verbs_ret(rc);
 	copy_sized(entry, entry_size, &e, sizeof(e));
 	return 0;
 }
@@ -160,14 +209,21 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 	int got;
 
 	if (!context || !entries || !max_entries || flags ||
-	    entry_size < sizeof(struct ibv_gid_entry))
+	    entry_size < sizeof(struct ibv_gid_entry)) {
+		errno = emu_refuse(EINVAL, "ibv_query_gid_table: context or "
+				   "entries NULL, max_entries 0, flags %#x or "
+				   "entry_size %zu too small", flags,
+				   entry_size);
 		return -EINVAL;
+	}
 	dev = emu_ctx(context)->dev;
 	for (p = 0; p < dev->nports; p++)
 		total += dev->ports[p].gids.len;
 	all = calloc(total ? total : 1, sizeof(*all));
-	if (!all)
+	if (!all) {
+		errno = ENOMEM;
 		return -ENOMEM;
+	}
 	/* Gather every port into our own buffer first, so a caller whose
 	 * array is too small gets -EINVAL and an untouched array. */
 	for (p = 0; p < dev->nports; p++) {
@@ -175,12 +231,16 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 					     (uint32_t)(total - n));
 		if (got < 0) {
 			free(all);
+			errno = -got;
 			return got;
 		}
 		n += (size_t)got;
 	}
 	if (n > max_entries) {
 		free(all);
+		errno = emu_refuse(EINVAL, "ibv_query_gid_table: %zu GIDs, "
+				   "room for max_entries %zu", n,
+				   max_entries);
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++)
@@ -197,7 +257,8 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 	int rc;
 
 	if (!gid || index < 0) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_query_gid: gid NULL or index "
+				   "%d < 0", index);
 		return -1;
 	}
 	rc = _ibv_query_gid_ex(context, port_num, (uint32_t)index, &e, 0,
@@ -222,7 +283,8 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 	int rc;
 
 	if (!type) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_query_gid_type: type is "
+				   "NULL");
 		return -1;
 	}
 	rc = _ibv_query_gid_ex(context, port_num, index, &e, 0, sizeof(e));

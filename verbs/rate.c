@@ -1,6 +1,7 @@
 /* Device-independent helper verbs: enum ibv_rate <-> Mb/s <-> multiples of
  * 2.5 Gb/s conversions, and the fork-support verbs (ibv_fork_init & co). */
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 
 #include <infiniband/verbs.h>
+
+#include "emu/log.h"
 
 /* ------------------------------------------------------------------ */
 /* Static rates                                                        */
@@ -163,8 +166,12 @@ static bool legacy_fork_model(void)
 int ibv_fork_init(void)
 {
 	if (legacy_fork_model() && !fork_init_requested() &&
-	    atomic_load(&range_marked_early))
+	    atomic_load(&range_marked_early)) {
+		errno = emu_refuse(EINVAL, "ibv_fork_init: memory was "
+				   "registered before it (legacy fork "
+				   "model)");
 		return EINVAL;
+	}
 
 	atomic_store(&fork_init_called, true);
 	return 0;

@@ -6,10 +6,12 @@
 
 #include "emu/cq.h"
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "emu/srq.h"
 #include "emu/tm.h"
+#include "verbs/err.h"
 #include "verbs/srq_ops.h"
 
 #define SRQ_INIT_KNOWN (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |	\
@@ -20,8 +22,13 @@ static int caps_check(struct emu_context *ctx, const struct ibv_srq_attr *a)
 {
 	const struct emu_limits *l = &ctx->dev->cfg.limits;
 
-	if (a->max_wr > l->max_srq_wr || a->max_sge > l->max_srq_sge)
-		return EINVAL;
+	if (a->max_wr > l->max_srq_wr)
+		return emu_refuse(EINVAL, "ibv_create_srq: max_wr %u > "
+				  "max_srq_wr %u", a->max_wr, l->max_srq_wr);
+	if (a->max_sge > l->max_srq_sge)
+		return emu_refuse(EINVAL, "ibv_create_srq: max_sge %u > "
+				  "max_srq_sge %u", a->max_sge,
+				  l->max_srq_sge);
 	return 0;
 }
 
@@ -40,27 +47,36 @@ static int create_check(struct ibv_context *context,
 				 a->srq_type : IBV_SRQT_BASIC;
 
 	if (mask & ~SRQ_INIT_KNOWN)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_srq_ex: comp_mask %#x "
+				  "has unknown bits", mask);
 	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC &&
 	    type != IBV_SRQT_TM)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_srq_ex: srq_type %d "
+				  "unknown", (int)type);
 	if (!(mask & IBV_SRQ_INIT_ATTR_PD) || !a->pd ||
 	    a->pd->context != context)
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_srq: no pd, or one of "
+				  "another context");
 	if (type == IBV_SRQT_XRC &&
 	    (!(mask & IBV_SRQ_INIT_ATTR_XRCD) || !a->xrcd ||
 	     a->xrcd->context != context))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_srq_ex: an XRC SRQ "
+				  "without an xrcd of this context");
 	/* XRC and TM SRQs complete into a CQ of their own. */
 	if ((type == IBV_SRQT_XRC || type == IBV_SRQT_TM) &&
 	    (!(mask & IBV_SRQ_INIT_ATTR_CQ) || !a->cq ||
 	     a->cq->context != context))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_srq_ex: an XRC or TM "
+				  "SRQ without a cq of this context");
 	if (type == IBV_SRQT_TM &&
 	    (!(mask & IBV_SRQ_INIT_ATTR_TM) || !a->tm_cap.max_num_tags ||
 	     a->tm_cap.max_num_tags > EMU_TM_MAX_TAGS ||
 	     !a->tm_cap.max_ops || a->tm_cap.max_ops > EMU_TM_MAX_OPS))
-		return EINVAL;
+		return emu_refuse(EINVAL, "ibv_create_srq_ex: tm_cap "
+				  "max_num_tags %u / max_ops %u not in "
+				  "1..%u / 1..%u", a->tm_cap.max_num_tags,
+				  a->tm_cap.max_ops, EMU_TM_MAX_TAGS,
+				  EMU_TM_MAX_OPS);
 	return caps_check(emu_ctx(context), &a->attr);
 }
 
@@ -72,10 +88,8 @@ static struct ibv_srq *create(struct ibv_context *context,
 	int rc;
 
 	rc = create_check(context, a);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	ea.type = (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? a->srq_type :
 							     IBV_SRQT_BASIC;
 	ea.srq_context = a->srq_context;
@@ -92,10 +106,8 @@ static struct ibv_srq *create(struct ibv_context *context,
 	ea.max_wr = a->attr.max_wr;
 	ea.max_sge = a->attr.max_sge;
 	rc = emu_srq_create(emu_ctx(context), &ea, &srq);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	/* What was made, never less than what was asked. */
 	a->attr.max_wr = ea.max_wr;
 	a->attr.max_sge = ea.max_sge;
@@ -108,10 +120,9 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	struct ibv_srq_init_attr_ex a;
 	struct ibv_srq *srq;
 
-	if (!pd || !srq_init_attr) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!pd || !srq_init_attr)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_srq: pd or "
+					     "srq_init_attr is NULL"));
 	memset(&a, 0, sizeof(a));
 	a.srq_context = srq_init_attr->srq_context;
 	a.attr = srq_init_attr->attr;
@@ -128,10 +139,10 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 static struct ibv_srq *op_create_srq_ex(struct ibv_context *context,
 					struct ibv_srq_init_attr_ex *a)
 {
-	if (!context || !a) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context || !a)
+		return verbs_null(emu_refuse(EINVAL, "ibv_create_srq_ex: "
+					     "context or srq_init_attr is "
+					     "NULL"));
 	return create(context, a);
 }
 
@@ -139,14 +150,17 @@ int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		   int srq_attr_mask)
 {
 	if (!srq || !srq_attr)
-		return EINVAL;
-	return emu_srq_modify(to_emu_srq(srq), srq_attr, srq_attr_mask);
+		return verbs_ret(emu_refuse(EINVAL, "ibv_modify_srq: srq or "
+					    "srq_attr is NULL"));
+	return verbs_ret(emu_srq_modify(to_emu_srq(srq), srq_attr,
+					srq_attr_mask));
 }
 
 int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 {
 	if (!srq || !srq_attr)
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_query_srq: srq or "
+					    "srq_attr is NULL"));
 	emu_srq_query(to_emu_srq(srq), srq_attr);
 	return 0;
 }
@@ -154,8 +168,9 @@ int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 int ibv_destroy_srq(struct ibv_srq *srq)
 {
 	if (!srq)
-		return EINVAL;
-	return emu_srq_destroy(to_emu_srq(srq));
+		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_srq: srq is "
+					    "NULL"));
+	return verbs_ret(emu_srq_destroy(to_emu_srq(srq)));
 }
 
 static int op_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
@@ -163,7 +178,7 @@ static int op_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	if (!wr)
 		return 0;
-	return emu_srq_post_recv(to_emu_srq(srq), wr, bad_wr);
+	return verbs_ret(emu_srq_post_recv(to_emu_srq(srq), wr, bad_wr));
 }
 
 /* Tag-list operations: only a TM SRQ has a list (mlx5: EINVAL). */
@@ -173,18 +188,20 @@ static int op_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
 	if (!srq || to_emu_srq(srq)->type != IBV_SRQT_TM) {
 		if (bad_wr)
 			*bad_wr = wr;
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_post_srq_ops: not a "
+					    "tag-matching SRQ"));
 	}
 	if (!wr)
 		return 0;
-	return emu_tm_post_ops(to_emu_srq(srq), wr, bad_wr);
+	return verbs_ret(emu_tm_post_ops(to_emu_srq(srq), wr, bad_wr));
 }
 
 /* Every SRQ has a number; only XRC initiators have a use for it. */
 static int op_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 {
 	if (!srq || !srq_num)
-		return EINVAL;
+		return verbs_ret(emu_refuse(EINVAL, "ibv_get_srq_num: srq or "
+					    "srq_num is NULL"));
 	*srq_num = to_emu_srq(srq)->srqn;
 	return 0;
 }
@@ -196,33 +213,30 @@ static struct ibv_xrcd *op_open_xrcd(struct ibv_context *context,
 	struct emu_xrcd *x;
 	int rc;
 
-	if (!context || !attr) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!context || !attr)
+		return verbs_null(emu_refuse(EINVAL, "ibv_open_xrcd: context "
+					     "or xrcd_init_attr is NULL"));
 	/* rdma-core's ibv_cmd_open_xrcd(): unknown bits are unsupported,
 	 * and both the fd (-1 for none) and the open flags must be given. */
-	if (attr->comp_mask & ~need) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if ((attr->comp_mask & need) != need) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (attr->comp_mask & ~need)
+		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_open_xrcd: "
+					     "comp_mask %#x has unknown bits",
+					     attr->comp_mask));
+	if ((attr->comp_mask & need) != need)
+		return verbs_null(emu_refuse(EINVAL, "ibv_open_xrcd: "
+					     "comp_mask lacks FD or OFLAGS"));
 	rc = emu_xrcd_open(emu_ctx(context), attr, &x);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	return &x->ibv;
 }
 
 static int op_close_xrcd(struct ibv_xrcd *xrcd)
 {
 	if (!xrcd)
-		return EINVAL;
-	return emu_xrcd_close(to_emu_xrcd(xrcd));
+		return verbs_ret(emu_refuse(EINVAL, "ibv_close_xrcd: xrcd is "
+					    "NULL"));
+	return verbs_ret(emu_xrcd_close(to_emu_xrcd(xrcd)));
 }
 
 /* Only an XRC target QP can be opened by number; the handle is the QP
@@ -236,26 +250,23 @@ static struct ibv_qp *op_open_qp(struct ibv_context *context,
 	struct emu_qp *qp;
 	int rc;
 
-	if (!context || !attr) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
+	if (!context || !attr)
+		return verbs_null(emu_refuse(EINVAL, "ibv_open_qp: context or "
+					     "qp_open_attr is NULL"));
+	if (attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT))
+		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_open_qp: "
+					     "comp_mask %#x has unknown bits",
+					     attr->comp_mask));
 	if ((attr->comp_mask & need) != need || !attr->xrcd ||
 	    attr->xrcd->context != context ||
-	    attr->qp_type != IBV_QPT_XRC_RECV) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    attr->qp_type != IBV_QPT_XRC_RECV)
+		return verbs_null(emu_refuse(EINVAL, "ibv_open_qp: needs "
+					     "qp_num, an xrcd of this context "
+					     "and qp_type XRC_RECV"));
 	rc = emu_qp_open_xrc(emu_ctx(context)->dev, attr->qp_num,
 			     to_emu_xrcd(attr->xrcd)->dom, &qp);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
+	if (rc)
+		return verbs_null(rc);
 	return emu_qp_ibv(qp);
 }
 

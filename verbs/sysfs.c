@@ -1,5 +1,6 @@
 /* The historical sysfs helpers of IBVERBS_1.0: real file reads, since other
- * libraries call them; emulated devices simply have nothing under /sys. */
+ * libraries call them; they find emulated devices under `emuverbs run`'s view
+ * (emu/sysview.c), nothing elsewhere. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "emu/log.h"
 
 const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
@@ -31,7 +34,8 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 	if (!dir || !file || !buf || !size ||
 	    snprintf(path, sizeof(path), "%s/%s", dir, file) >=
 		    (int)sizeof(path)) {
-		errno = EINVAL;
+		errno = emu_refuse(EINVAL, "ibv_read_sysfs_file: dir, file or "
+				   "buf NULL, size 0, or the path too long");
 		return -1;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -49,9 +53,10 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 	return (int)len;
 }
 
-/* rdma-core's private helper for reading a kernel device's sysfs files.
- * Emulated devices have no sysfs directory, so every read finds nothing;
- * the handle is opaque here and never dereferenced. */
+/* rdma-core's private helper for reading a kernel device's sysfs files,
+ * for its providers. Emulated devices have no kernel sysfs directory (the
+ * view is for other programs), so every read finds nothing; the handle is
+ * opaque here and never dereferenced. */
 struct verbs_sysfs_dev;
 int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,

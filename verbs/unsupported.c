@@ -21,29 +21,42 @@
 
 #include <infiniband/verbs.h>
 
+#include "emu/log.h"
+
 /* A stub's whole point is to ignore its arguments. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-/* For verbs documented to return 0 or "the value of errno". */
-static inline int unsupported_errno(void)
+/* Each refusal says which verb refused (EMUVERBS_DEBUG=verbs): the
+ * helpers take the calling stub's name through the macros below. */
+static inline void unsupported(const char *verb)
 {
-	errno = EOPNOTSUPP;
+	errno = emu_refuse(EOPNOTSUPP, "%s: not emulated", verb);
+}
+
+/* For verbs documented to return 0 or "the value of errno". */
+static inline int unsupported_errno_(const char *verb)
+{
+	unsupported(verb);
 	return EOPNOTSUPP;
 }
 
 /* For verbs documented to return -1 and set errno. */
-static inline int unsupported_minus_one(void)
+static inline int unsupported_minus_one_(const char *verb)
 {
-	errno = EOPNOTSUPP;
+	unsupported(verb);
 	return -1;
 }
 
 /* For verbs documented to return NULL and set errno. */
-static inline void *unsupported_null(void)
+static inline void *unsupported_null_(const char *verb)
 {
-	errno = EOPNOTSUPP;
+	unsupported(verb);
 	return NULL;
 }
+
+#define unsupported_errno() unsupported_errno_(__func__)
+#define unsupported_minus_one() unsupported_minus_one_(__func__)
+#define unsupported_null() unsupported_null_(__func__)
 
 /*
  * rdma-core 65 API that Debian 12's header (rdma-core 44) lacks. Our own
@@ -306,7 +319,7 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 				uint8_t eth_mac[ETHERNET_LL_SIZE],
 				uint16_t *vid)
 {
-	errno = EOPNOTSUPP;
+	unsupported(__func__);
 	return -EOPNOTSUPP;
 }
 

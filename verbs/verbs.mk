@@ -4,7 +4,7 @@
 # and the core with rdma-core's symbol versions.
 libemufront_la_SOURCES = \
 	verbs/device.c verbs/query.c verbs/async.c \
-	verbs/ops.c verbs/ops.h verbs/sysfs.c \
+	verbs/ops.c verbs/ops.h verbs/err.h verbs/sysfs.c \
 	verbs/pd_mr.c verbs/cq.c verbs/cq_ops.h \
 	verbs/qp.c verbs/qp_ops.h verbs/qp_ex.c \
 	verbs/srq.c verbs/srq_ops.h \

@@ -170,6 +170,110 @@ static void unimplemented(struct ibv_context *ctx)
 	      ibv_import_device(ctx->async_fd) == NULL && errno == EOPNOTSUPP);
 }
 
+/*
+ * A failing verb leaves its errno in errno, whatever was there before: the
+ * int-returning ones too (UCX prints errno after them), and the inline
+ * ones this header compiles into the program (post_send, post_recv).
+ */
+#define STALE ENOMEM
+
+static void errno_set(struct ibv_context *ctx)
+{
+	struct ibv_qp_init_attr qia = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *bad_s;
+	struct ibv_recv_wr rwr = { .num_sge = 9 }, *bad_r;
+	struct ibv_srq_attr sa = { .max_wr = 1u << 30 };
+	struct ibv_qp_init_attr qi;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct ibv_srq_init_attr si = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	int rc;
+
+	CHECK("errno: pd and cq", pd && cq);
+	if (!pd || !cq)
+		return;
+	qia.send_cq = qia.recv_cq = cq;
+	qia.cap.max_send_wr = 1u << 30;
+	errno = STALE;
+	CHECK("errno: create_qp past max_qp_wr -> NULL, EINVAL",
+	      !ibv_create_qp(pd, &qia) && errno == EINVAL);
+	qia.cap.max_send_wr = 4;
+	qp = ibv_create_qp(pd, &qia);
+	CHECK("errno: create_qp", qp != NULL);
+	if (!qp)
+		return;
+
+	errno = STALE;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS |
+			   IBV_QP_PATH_MTU);
+	CHECK("errno: modify_qp bad mask -> EINVAL in rc and errno",
+	      rc == EINVAL && errno == EINVAL);
+	errno = STALE;
+	rc = ibv_query_qp(qp, NULL, IBV_QP_STATE, &qi);
+	CHECK("errno: query_qp NULL attr -> EINVAL in rc and errno",
+	      rc == EINVAL && errno == EINVAL);
+	errno = STALE;
+	rc = ibv_post_send(qp, &swr, &bad_s);
+	CHECK("errno: post_send in RESET -> EINVAL in rc and errno",
+	      rc == EINVAL && errno == EINVAL && bad_s == &swr);
+	errno = STALE;
+	rc = ibv_post_recv(qp, &rwr, &bad_r);
+	CHECK("errno: post_recv in RESET -> EINVAL in rc and errno",
+	      rc == EINVAL && errno == EINVAL);
+	errno = STALE;
+	rc = ibv_destroy_cq(cq);
+	CHECK("errno: destroy_cq in use -> EBUSY in rc and errno",
+	      rc == EBUSY && errno == EBUSY);
+	errno = STALE;
+	rc = ibv_dealloc_pd(pd);
+	CHECK("errno: dealloc_pd in use -> EBUSY in rc and errno",
+	      rc == EBUSY && errno == EBUSY);
+	errno = STALE;
+	rc = ibv_resize_cq(cq, 1 << 30);
+	CHECK("errno: resize_cq past max_cqe -> EINVAL in rc and errno",
+	      rc == EINVAL && errno == EINVAL);
+	srq = ibv_create_srq(pd, &si);
+	CHECK("errno: create_srq", srq != NULL);
+	if (srq) {
+		errno = STALE;
+		rc = ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+		CHECK("errno: modify_srq past max_srq_wr -> EINVAL in rc "
+		      "and errno", rc == EINVAL && errno == EINVAL);
+		CHECK("errno: destroy_srq", ibv_destroy_srq(srq) == 0);
+	}
+	CHECK("errno: destroy_qp", ibv_destroy_qp(qp) == 0);
+	CHECK("errno: destroy_cq", ibv_destroy_cq(cq) == 0);
+	CHECK("errno: dealloc_pd", ibv_dealloc_pd(pd) == 0);
+}
+
+/* UCX's grh.flow_label = 0xffffffff: accepted, as by the kernel. */
+static void flow_label(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_ah *ah;
+
+	if (!pd || ibv_query_gid(ctx, 1, 0, &aa.grh.dgid)) {
+		CHECK("flow_label: pd and gid", 0);
+		return;
+	}
+	aa.grh.hop_limit = 64;
+	aa.grh.flow_label = 0xffffffff;
+	ah = ibv_create_ah(pd, &aa);
+	CHECK("flow_label: create_ah with 0xffffffff", ah != NULL);
+	if (ah)
+		ibv_destroy_ah(ah);
+	ibv_dealloc_pd(pd);
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -193,6 +297,8 @@ int main(void)
 	port_speed(ctx);
 	async_fd(ctx);
 	unimplemented(ctx);
+	errno_set(ctx);
+	flow_label(ctx);
 	CHECK("close", ibv_close_device(ctx) == 0);
 	ibv_free_device_list(list);
 	printf("%d passed, %d failed\n", passed, failed);

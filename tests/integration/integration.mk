@@ -8,11 +8,20 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/wire.sh tests/integration/rdma_core_suite.sh \
 	tests/integration/netns.sh tests/integration/datacheck.sh \
 	tests/integration/peer_death.sh tests/integration/coexist.sh \
-	tests/integration/bench.sh
+	tests/integration/refusals.sh tests/integration/bench.sh
 TESTS += $(INTEG_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
 	tests/integration/wire_check.py
+
+# UCX, Open MPI over UCX, and the view of /dev and /sys emuverbs run
+# gives programs (a list of its own, so that it and the one above change
+# independently).
+VIEW_TESTS = tests/integration/ucx.sh tests/integration/view.sh \
+	tests/integration/mpi.sh
+TESTS += $(VIEW_TESTS)
+EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py \
+	tests/integration/mpi_pingpong.c
 
 # The scripts run the built tools and library.
 check_SCRIPTS += emuverbs

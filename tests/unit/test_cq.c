@@ -29,7 +29,7 @@ START_TEST(t_create_destroy)
 	struct ibv_wc wc;
 	int tag;
 
-	ck_assert_int_eq(max_cqe(ctx), 65535);
+	ck_assert_int_eq(max_cqe(ctx), 4194303);	/* mlx5's */
 	cq = ibv_create_cq(ctx, 3, &tag, NULL, 0);
 	ck_assert_ptr_nonnull(cq);
 	ck_assert_ptr_eq(cq->context, ctx);
@@ -60,7 +60,7 @@ START_TEST(t_create_args)
 	struct ibv_context *ctx = open_default();
 	struct ibv_context *other = open_default();
 	struct ibv_comp_channel *och = ibv_create_comp_channel(other);
-	const int bad[] = {0, -1, 65536, 0x7fffffff};
+	const int bad[] = {0, -1, 4194304, 0x7fffffff};
 	unsigned int i;
 
 	ck_assert_ptr_nonnull(och);
@@ -232,6 +232,77 @@ START_TEST(t_config_max_cqe)
 }
 END_TEST
 
+/* Resident memory of this process, in KiB (/proc/self/statm). */
+static long rss_kib(void)
+{
+	long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%ld %ld", &size, &resident), 2);
+	fclose(f);
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * A CQ costs memory in proportion to its size, and only as completions
+ * fill it: the largest one (4194303 entries, some 256 MiB of ring) is
+ * created without touching its ring, and a thousand small ones stay
+ * small.
+ */
+START_TEST(t_memory_follows_use)
+{
+	struct ibv_context *ctx = open_default();
+	struct ibv_cq *big, *small[1000];
+	long before;
+	int i;
+
+	before = rss_kib();
+	big = ibv_create_cq(ctx, 4194303, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(big);
+	ck_assert_int_eq(big->cqe, 4194303);
+	ck_assert_msg(rss_kib() - before < 8 * 1024, "RSS grew %ld KiB",
+		      rss_kib() - before);
+	ck_assert_int_eq(ibv_destroy_cq(big), 0);
+
+	before = rss_kib();
+	for (i = 0; i < 1000; i++) {
+		small[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		ck_assert_ptr_nonnull(small[i]);
+	}
+	/* A 16-entry ring is 1 KiB; a CQ with its locks a few more. */
+	ck_assert_msg(rss_kib() - before < 8 * 1024, "RSS grew %ld KiB",
+		      rss_kib() - before);
+	for (i = 0; i < 1000; i++)
+		ck_assert_int_eq(ibv_destroy_cq(small[i]), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* max_cq counts the device's CQs: one past it is ENOMEM, as for PDs. */
+START_TEST(t_config_max_cq)
+{
+	struct ibv_context *ctx;
+	struct ibv_cq *cq[3];
+
+	emu_test_write_config("[device emu0]\nmax_cq = 2\n");
+	ctx = open_default();
+	cq[0] = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	cq[1] = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(cq[0]);
+	ck_assert_ptr_nonnull(cq[1]);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(ctx, 4, NULL, NULL, 0));
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_int_eq(ibv_destroy_cq(cq[0]), 0);
+	cq[2] = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(cq[2]);
+	ck_assert_int_eq(ibv_destroy_cq(cq[1]), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq[2]), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 static Suite *cq_suite(void)
 {
 	Suite *s = suite_create("verbs_cq");
@@ -243,6 +314,8 @@ static Suite *cq_suite(void)
 	tcase_add_test(tc, t_resize);
 	tcase_add_test(tc, t_cq_ex);
 	tcase_add_test(tc, t_config_max_cqe);
+	tcase_add_test(tc, t_memory_follows_use);
+	tcase_add_test(tc, t_config_max_cq);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -387,7 +387,9 @@ START_TEST(t_post_errors)
 	for (i = 0; i < 62; i++)
 		ck_assert_int_eq(ibv_post_recv(f.a.qp, &r[0], &rbad), 0);
 	rbad = NULL;
+	errno = 0;
 	ck_assert_int_eq(ibv_post_recv(f.a.qp, &r[0], &rbad), ENOMEM);
+	ck_assert_int_eq(errno, ENOMEM);	/* errno follows the result */
 	ck_assert_ptr_eq(rbad, &r[0]);
 
 	connect_qp(&f, f.a.qp, 0xabcdef, 14, 7, 7);
@@ -401,7 +403,9 @@ START_TEST(t_post_errors)
 	s[2].wr_id = 3;
 	s[2].next = NULL;
 	sbad = NULL;
+	errno = ENOMEM;		/* stale: the failure must replace it */
 	ck_assert_int_eq(ibv_post_send(f.a.qp, &s[0], &sbad), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_ptr_eq(sbad, &s[1]);
 	/* Inline data past max_inline_data (64). */
 	s[1].num_sge = 1;
@@ -962,6 +966,60 @@ START_TEST(t_uc)
 }
 END_TEST
 
+/* A port on an IPv6 address: the GRH area is the IPv6 header and the
+ * completion says so in sl, as mlx5's does (RoCEv2 = bit 3, IPv6 = 1). */
+START_TEST(t_ud_ipv6)
+{
+	static const uint8_t lo6[16] = { [15] = 1 };
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct fx f;
+	uint8_t *g;
+
+	ck_assert_int_eq(setenv("EMUVERBS_ADDRESS", "::1", 1), 0);
+	fx_open(&f, IBV_QPT_UD);
+	ck_assert(!memcmp(f.gid.raw, lo6, 16));
+	ud_ready(f.a.qp);
+	ud_ready(f.b.qp);
+	aha.grh.dgid = f.gid;
+	aha.grh.hop_limit = 64;
+	ah = ibv_create_ah(f.pd, &aha);
+	ck_assert_ptr_nonnull(ah);
+
+	fill(f.a.buf, 256, 3);
+	post_recv(&f.b, 1, f.b.buf, 40 + 256);
+	sge.addr = (uintptr_t)f.a.buf;
+	sge.length = 256;
+	sge.lkey = f.a.mr->lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = f.b.qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, 40 + 256);
+	ck_assert(wc.wc_flags & IBV_WC_GRH);
+	ck_assert_uint_eq(wc.sl, 0x9);
+	g = f.b.buf;
+	ck_assert_uint_eq(g[0] >> 4, 6);		/* IP version */
+	ck_assert_uint_eq(g[6], 17);			/* next header: UDP */
+	ck_assert(!memcmp(g + 8, lo6, 16));		/* source */
+	ck_assert(!memcmp(g + 24, lo6, 16));		/* destination */
+	ck_assert(!memcmp(f.b.buf + 40, f.a.buf, 256));
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(t_ud)
 {
 	struct ibv_ah_attr aha;
@@ -1007,6 +1065,8 @@ START_TEST(t_ud)
 	ck_assert(wc.wc_flags & IBV_WC_GRH);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_IMM);
 	ck_assert_uint_eq(be32toh(wc.imm_data), 0x12345678);
+	/* As mlx5: RoCEv2 (UDP, bit 3) over IPv4 (2). */
+	ck_assert_uint_eq(wc.sl, 0xa);
 	/* IPv4: 20 zero bytes, then the IPv4 header. */
 	g = f.b.buf;
 	ck_assert_uint_eq(g[0], 0);
@@ -1027,6 +1087,77 @@ START_TEST(t_ud)
 	sge.length = 8192;
 	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), EINVAL);
 
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/*
+ * UCX passes grh.flow_label = 0xffffffff. The kernel takes any value in
+ * ibv_create_ah and in ibv_modify_qp's address vector and the device keeps
+ * the 20 bits a GRH has: both work, traffic flows, and the QP reports the
+ * label masked, as mlx5 does.
+ */
+START_TEST(t_flow_label_any)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	struct ibv_ah_attr aha;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_RC);
+	to_init(f.a.qp);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = f.b.qp->qp_num;
+	a.rq_psn = 0xfffff0;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = f.gid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.grh.flow_label = 0xffffffff;
+	a.ah_attr.port_num = 1;
+	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE | IBV_QP_AV |
+				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				       IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC |
+				       IBV_QP_MIN_RNR_TIMER), 0);
+	ck_assert_int_eq(ibv_query_qp(f.a.qp, &a, IBV_QP_AV, &init), 0);
+	ck_assert_uint_eq(a.ah_attr.grh.flow_label, 0xfffff);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0xfffff0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE |
+				       IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	connect_qp(&f, f.b.qp, f.a.qp->qp_num, 14, 7, 7);
+	fill(f.a.buf, 100, 3);
+	post_recv(&f.b, 1, f.b.buf, BUF_LEN);
+	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 2, f.a.buf, 100, 0, 0),
+			 0);
+	wait_wc(f.a.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.b.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert(!memcmp(f.a.buf, f.b.buf, 100));
+
+	memset(&aha, 0, sizeof(aha));
+	aha.is_global = 1;
+	aha.grh.dgid = f.gid;
+	aha.grh.hop_limit = 64;
+	aha.grh.flow_label = 0xffffffff;
+	aha.port_num = 1;
+	ah = ibv_create_ah(f.pd, &aha);
+	ck_assert_ptr_nonnull(ah);
 	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
 	fx_close(&f);
 }
@@ -1133,7 +1264,9 @@ static Suite *qp_suite(void)
 	tcase_add_test(td, t_rc_rnr);
 	tcase_add_test(td, t_rc_length_and_lkey);
 	tcase_add_test(td, t_uc);
+	tcase_add_test(td, t_ud_ipv6);
 	tcase_add_test(td, t_ud);
+	tcase_add_test(td, t_flow_label_any);
 	suite_add_tcase(s, td);
 	tcase_add_test(tg, t_guard_write_outside);
 	tcase_add_test(tg, t_guard_read_outside);

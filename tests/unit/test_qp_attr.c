@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
 #include "emu/device.h"
+#include "emu/log.h"
 #include "emu/qp_attr.h"
 #include "tests/unit/testlib.h"
 
@@ -355,6 +357,25 @@ START_TEST(t_modify_no_state)
 }
 END_TEST
 
+/* uverbs' modify_qp_mask(): what each XRC type drops, and nothing else. */
+START_TEST(t_modify_mask_xrc)
+{
+	int all = (IBV_QP_RATE_LIMIT << 1) - 1;	/* every standard bit */
+
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_XRC_SEND, all),
+			 all & ~(IBV_QP_MAX_DEST_RD_ATOMIC |
+				 IBV_QP_MIN_RNR_TIMER));
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_XRC_RECV, all),
+			 all & ~(IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_RETRY_CNT |
+				 IBV_QP_RNR_RETRY));
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_RC, all), all);
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_UC, all), all);
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_UD, all), all);
+	ck_assert_int_eq(emu_qp_modify_mask(IBV_QPT_XRC_SEND, IBV_QP_STATE),
+			 IBV_QP_STATE);
+}
+END_TEST
+
 START_TEST(t_modify_state_and_hint)
 {
 	struct ibv_qp_attr a;
@@ -556,8 +577,15 @@ START_TEST(t_values_ranges)
 	EDGE(ah_attr.sl, 15, 16, IBV_QP_AV);
 	EDGE(ah_attr.static_rate, IBV_RATE_MAX, 1, IBV_QP_AV);
 	EDGE(ah_attr.static_rate, IBV_RATE_2_5_GBPS, 25, IBV_QP_AV);
-	EDGE(ah_attr.grh.flow_label, 0, 0x100000, IBV_QP_AV);
 	EDGE(ah_attr.grh.sgid_index, 1, 2, IBV_QP_AV);	/* 2: empty */
+	/* Every flow label is accepted (the kernel's rule): the device
+	 * keeps the low 20 bits. */
+	{
+		struct ibv_qp_attr x = good_attr();
+
+		x.ah_attr.grh.flow_label = 0xffffffff;
+		ck_assert_int_eq(vcheck(&x, IBV_QP_AV), 0);
+	}
 	EDGE(ah_attr.grh.sgid_index, 6, 16, IBV_QP_AV);	/* 16: the end */
 	EDGE(ah_attr.is_global, 1, 0, IBV_QP_AV);	/* RoCE needs a GRH */
 	EDGE(ah_attr.port_num, 2, 0, IBV_QP_AV);
@@ -649,6 +677,68 @@ START_TEST(t_values_no_atomics)
 }
 END_TEST
 
+/* ---- the refusal log ---------------------------------------------------
+ *
+ * With EMUVERBS_DEBUG=verbs each refusal says which bit, value or rule
+ * refused it, in one line on stderr; with the log off, nothing.
+ */
+
+static int refused;
+
+/* stderr while fn runs, NUL-terminated in buf. */
+static void capture(void (*fn)(void), char *buf, size_t len)
+{
+	int p[2], saved;
+	ssize_t n;
+
+	ck_assert_int_eq(pipe(p), 0);
+	saved = dup(STDERR_FILENO);
+	dup2(p[1], STDERR_FILENO);
+	close(p[1]);
+	fn();
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = read(p[0], buf, len - 1);
+	close(p[0]);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static void refuse_some(void)
+{
+	struct ibv_qp_attr a = good_attr();
+
+	refused = emu_qp_transition_check(IBV_QPT_RC, S_RTR, S_RTS,
+					  IBV_QP_STATE | IBV_QP_SQ_PSN |
+					  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					  IBV_QP_MAX_QP_RD_ATOMIC);
+	refused += emu_qp_transition_check(IBV_QPT_UD, S_I, S_RTR,
+					   IBV_QP_STATE | IBV_QP_PATH_MTU);
+	a.timeout = 40;
+	refused += vcheck(&a, IBV_QP_TIMEOUT);
+}
+
+START_TEST(t_refusal_log)
+{
+	char buf[4096];
+
+	emu_log_mask = EMU_LOG_VERBS;
+	capture(refuse_some, buf, sizeof(buf));
+	ck_assert_int_eq(refused, 3 * EINVAL);
+	ck_assert_msg(strstr(buf, " verbs: ibv_modify_qp: attr_mask lacks "
+			     "IBV_QP_TIMEOUT, required for RTR->RTS of RC\n"),
+		      "%s", buf);
+	ck_assert_msg(strstr(buf, " verbs: ibv_modify_qp: attr_mask has "
+			     "IBV_QP_PATH_MTU, not allowed for INIT->RTR of "
+			     "UD\n"), "%s", buf);
+	ck_assert_msg(strstr(buf, " verbs: ibv_modify_qp: timeout 40 > 31\n"),
+		      "%s", buf);
+	emu_log_mask = 0;
+	capture(refuse_some, buf, sizeof(buf));
+	ck_assert_int_eq(refused, 3 * EINVAL);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 /* ---- creation attributes ---------------------------------------------- */
 
 /* Stand-ins: the check looks at presence, never inside. */
@@ -664,11 +754,12 @@ static struct ibv_qp_init_attr_ex good_init(enum ibv_qp_type type)
 	i.pd = (struct ibv_pd *)&fake_pd;
 	i.send_cq = (struct ibv_cq *)&fake_scq;
 	i.recv_cq = (struct ibv_cq *)&fake_rcq;
-	i.cap.max_send_wr = 16384;
-	i.cap.max_recv_wr = 16384;
-	i.cap.max_send_sge = 32;
-	i.cap.max_recv_sge = 32;
-	i.cap.max_inline_data = 256;
+	/* Exactly the device's limits (a ConnectX-5's by default). */
+	i.cap.max_send_wr = dev->cfg.limits.max_qp_wr;
+	i.cap.max_recv_wr = dev->cfg.limits.max_qp_wr;
+	i.cap.max_send_sge = dev->cfg.limits.max_sge;
+	i.cap.max_recv_sge = dev->cfg.limits.max_sge;
+	i.cap.max_inline_data = dev->cfg.limits.max_inline_data;
 	return i;
 }
 
@@ -709,12 +800,12 @@ START_TEST(t_init_caps)
 		i.cap.max_recv_wr = 0xffffffffu;
 		i.cap.max_recv_sge = 0xffffffffu;
 		ck_assert_int_eq(icheck(&i), 0);
-		i.cap.max_send_sge = 33;
+		i.cap.max_send_sge = dev->cfg.limits.max_sge + 1;
 		ck_assert_int_eq(icheck(&i), EINVAL);
 	}
 	/* Limits come from the device. */
-	dev->cfg.limits.max_inline_data = 0;
 	i = good_init(IBV_QPT_RC);
+	dev->cfg.limits.max_inline_data = 0;
 	ck_assert_int_eq(icheck(&i), EINVAL);
 	i.cap.max_inline_data = 0;
 	ck_assert_int_eq(icheck(&i), 0);
@@ -808,7 +899,7 @@ START_TEST(t_init_xrc)
 	i.cap.max_recv_wr = 0xffffffffu;
 	i.cap.max_recv_sge = 0xffffffffu;
 	ck_assert_int_eq(icheck(&i), 0);
-	i.cap.max_send_wr = 16385;
+	i.cap.max_send_wr = dev->cfg.limits.max_qp_wr + 1;
 	ck_assert_int_eq(icheck(&i), EINVAL);
 	i = good_init(IBV_QPT_XRC_SEND);
 	i.send_cq = NULL;
@@ -908,6 +999,7 @@ static Suite *qp_attr_suite(void)
 	tcase_add_test(tc, t_bad_types_and_states);
 	tcase_add_test(tc, t_modify_no_state);
 	tcase_add_test(tc, t_modify_state_and_hint);
+	tcase_add_test(tc, t_modify_mask_xrc);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(tv, dev_setup, dev_teardown);
@@ -916,6 +1008,7 @@ static Suite *qp_attr_suite(void)
 	tcase_add_test(tv, t_values_ports);
 	tcase_add_test(tv, t_values_unmodelled);
 	tcase_add_test(tv, t_values_no_atomics);
+	tcase_add_test(tv, t_refusal_log);
 	suite_add_tcase(s, tv);
 
 	tcase_add_checked_fixture(ti, dev_setup, dev_teardown);

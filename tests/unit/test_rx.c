@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "emu/device.h"
+#include "emu/qp.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -252,10 +253,42 @@ START_TEST(t_rx_udp_io_mmsg)
 }
 END_TEST
 
+/* The responder answers a duplicate READ only for part of the range it
+ * answered before; an end address that wraps past 2^64 must not pass. */
+START_TEST(t_dup_read_range)
+{
+	struct emu_rd_res res = {
+		.kind = EMU_RES_READ, .va = 0x10000, .len = 0x2000,
+	};
+	struct emu_rd_res top = {
+		.kind = EMU_RES_READ, .va = UINT64_MAX - 0xfff, .len = 0x1000,
+	};
+
+	/* Inside: all of it, a tail, the empty end, nothing. */
+	ck_assert(emu_rd_res_covers(&res, 0x10000, 0x2000));
+	ck_assert(emu_rd_res_covers(&res, 0x11000, 0x1000));
+	ck_assert(emu_rd_res_covers(&res, 0x12000, 0));
+	ck_assert(emu_rd_res_covers(&res, 0x10000, 0));
+	/* Before it, past its end, longer than what is left. */
+	ck_assert(!emu_rd_res_covers(&res, 0xffff, 1));
+	ck_assert(!emu_rd_res_covers(&res, 0x12001, 0));
+	ck_assert(!emu_rd_res_covers(&res, 0x11000, 0x1001));
+	/* va + len wraps to 0x10 (<= va + len of the original). */
+	ck_assert(!emu_rd_res_covers(&res, UINT64_MAX - 0xf, 0x20));
+	ck_assert(!emu_rd_res_covers(&res, 0x11000, UINT32_MAX));
+	/* A READ that ends at the very top of the address space. */
+	ck_assert(emu_rd_res_covers(&top, UINT64_MAX - 0xfff, 0x1000));
+	ck_assert(emu_rd_res_covers(&top, UINT64_MAX, 1));
+	ck_assert(!emu_rd_res_covers(&top, UINT64_MAX, 2));
+	ck_assert(!emu_rd_res_covers(&top, UINT64_MAX - 0x7ff, 0x801));
+}
+END_TEST
+
 static Suite *rx_suite(void)
 {
 	Suite *s = suite_create("rx");
 	TCase *tc = tcase_create("drops");
+	TCase *td = tcase_create("duplicates");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, t_rx_counts_and_drops);
@@ -265,6 +298,8 @@ static Suite *rx_suite(void)
 	tc = tcase_create("io");
 	tcase_add_test(tc, t_rx_udp_io_mmsg);
 	suite_add_tcase(s, tc);
+	tcase_add_test(td, t_dup_read_range);
+	suite_add_tcase(s, td);
 	return s;
 }
 

@@ -1011,6 +1011,85 @@ START_TEST(t_xrc_traffic)
 }
 END_TEST
 
+/*
+ * perftest brings both kinds of XRC QP up with RC's masks. The kernel's
+ * uverbs layer drops what a type has no use for before checking: an
+ * initiator's MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER, a target's
+ * MAX_QP_RD_ATOMIC, RETRY_CNT and RNR_RETRY; those are then not applied.
+ * Anything else outside the type's masks is still refused.
+ */
+START_TEST(t_xrc_rc_masks)
+{
+	int rtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	int rts = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+		  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		  IBV_QP_MAX_QP_RD_ATOMIC;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a, q;
+	struct ibv_qp *qp[2];
+	struct ibv_xrcd *x;
+	struct fx f;
+	int i;
+
+	fx_open(&f, 0);
+	x = open_xrcd(f.ctx, -1, 0);
+	ck_assert_ptr_nonnull(x);
+	qp[0] = make_xqp(&f, IBV_QPT_XRC_SEND, NULL);
+	qp[1] = make_xqp(&f, IBV_QPT_XRC_RECV, x);
+	ck_assert_ptr_nonnull(qp[0]);
+	ck_assert_ptr_nonnull(qp[1]);
+	for (i = 0; i < 2; i++) {
+		to_init(qp[i]);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = qp[1 - i]->qp_num;
+		a.rq_psn = 0x10;
+		a.max_dest_rd_atomic = 4;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = f.gid;
+		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.port_num = 1;
+		/* Not part of either type's INIT->RTR, not stripped. */
+		ck_assert_int_eq(ibv_modify_qp(qp[i], &a, rtr | IBV_QP_QKEY),
+				 EINVAL);
+		ck_assert_int_eq(ibv_modify_qp(qp[i], &a, rtr), 0);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 0x10;
+		a.timeout = 14;
+		a.retry_cnt = 6;
+		a.rnr_retry = 5;
+		a.max_rd_atomic = 2;
+		ck_assert_int_eq(ibv_modify_qp(qp[i], &a, rts), 0);
+		ck_assert_int_eq(ibv_query_qp(qp[i], &q, IBV_QP_STATE, &init),
+				 0);
+		ck_assert_int_eq(q.qp_state, IBV_QPS_RTS);
+		if (i == 0) {
+			/* The initiator kept its requester values and
+			 * ignored the responder's. */
+			ck_assert_uint_eq(q.min_rnr_timer, 0);
+			ck_assert_uint_eq(q.max_dest_rd_atomic, 0);
+			ck_assert_uint_eq(q.retry_cnt, 6);
+			ck_assert_uint_eq(q.max_rd_atomic, 2);
+		} else {
+			ck_assert_uint_eq(q.min_rnr_timer, 12);
+			ck_assert_uint_eq(q.max_dest_rd_atomic, 4);
+			ck_assert_uint_eq(q.retry_cnt, 0);
+			ck_assert_uint_eq(q.rnr_retry, 0);
+			ck_assert_uint_eq(q.max_rd_atomic, 0);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(ibv_destroy_qp(qp[i]), 0);
+	ck_assert_int_eq(ibv_close_xrcd(x), 0);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(t_xrc_create_errors)
 {
 	struct ibv_srq_init_attr_ex a;
@@ -1092,6 +1171,7 @@ int main(void)
 	tcase_add_test(tc, t_xrcd_open_close);
 	tcase_add_test(tc, t_xrc_traffic);
 	tcase_add_test(tc, t_xrc_create_errors);
+	tcase_add_test(tc, t_xrc_rc_masks);
 	suite_add_tcase(s, tc);
 	emu_test_isolate_config();
 	return emu_test_run(s);

@@ -111,6 +111,16 @@ START_TEST(t_query_device)
 	ck_assert_int_gt(a.max_cqe, 0);
 	ck_assert_int_gt(a.max_pd, 0);
 	ck_assert_uint_eq(a.max_pkeys, 1);
+	/* A ConnectX-5's part number and limits (emu/config.c). */
+	ck_assert_uint_eq(a.vendor_part_id, 4119);
+	ck_assert_int_eq(a.max_qp, 262144);
+	ck_assert_int_eq(a.max_qp_wr, 32768);
+	ck_assert_int_eq(a.max_sge, 30);
+	ck_assert_int_eq(a.max_cq, 16777216);
+	ck_assert_int_eq(a.max_cqe, 4194303);
+	ck_assert_int_eq(a.max_srq_wr, 32767);
+	ck_assert_int_eq(a.max_res_rd_atom, 262144 * 16);
+	ck_assert_uint_eq(a.max_mr_size, UINT64_MAX);
 	ck_assert_int_ne(a.fw_ver[0], 0);
 	ck_assert(memchr(a.fw_ver, 0, sizeof(a.fw_ver)));
 	ck_assert_int_eq(ibv_query_device(NULL, &a), EINVAL);
@@ -137,6 +147,10 @@ START_TEST(t_query_device_ex)
 	ck_assert_mem_eq(&x.orig_attr, &a, sizeof(a));
 	ck_assert_uint_eq(x.phys_port_cnt_ex, 1);
 	ck_assert_uint_eq(x.comp_mask, 0);
+	/* The kernel repeats the basic capability bits in the 64-bit field
+	 * (and has no extended ones to add here). */
+	ck_assert_uint_ne(a.device_cap_flags, 0);
+	ck_assert_uint_eq(x.device_cap_flags_ex, a.device_cap_flags);
 	memset(&x, CANARY, sizeof(x));
 	ck_assert_int_eq(ibv_query_device_ex(ctx, &in, &x), 0);
 	ck_assert_mem_eq(&x.orig_attr, &a, sizeof(a));

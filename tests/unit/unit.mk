@@ -19,17 +19,21 @@ NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
 CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_speed \
 	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
 	tests/unit/test_qp_attr tests/unit/test_rx tests/unit/test_endpoint \
-	tests/unit/test_async tests/unit/test_engine tests/unit/test_device
+	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
+	tests/unit/test_sysview
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
-	tests/unit/test_gid_event
+	tests/unit/test_gid_event tests/unit/test_comp
+
+# tools/: emuverbs run's namespaces and view (skips without namespaces)
+TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
-	$(API_UNIT_TESTS)
+	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS)
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -77,6 +81,9 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
+# The scripted peer builds its packets with net/'s headers and ICRC.
+tests_unit_test_comp_LDADD = libtestlib.la libibverbs.la libemunet.la \
+	$(CHECK_LIBS)
 tests_unit_test_cq_LDADD = $(API_LIBS)
 tests_unit_test_qp_LDADD = $(API_LIBS)
 tests_unit_test_mw_LDADD = $(API_LIBS)
@@ -84,3 +91,7 @@ tests_unit_test_tm_LDADD = $(API_LIBS)
 tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
+
+tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
+# Builds the view itself for the tests that find and fill it.
+tests_unit_test_sysview_LDADD = $(CORE_LIBS) libnsview.la
