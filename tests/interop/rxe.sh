@@ -399,17 +399,20 @@ fi
 # rxe counts a packet once it passed its checks; it drops one for a QP
 # that no longer exists without a word or a counter. That happens when a
 # program ends with SENDs in flight, as srq_pingpong does (each QP posts
-# its next SEND while fewer than -n have completed): our ACK, or our own
-# extra SEND, reaches a closed QP. So the count is taken cell by cell,
-# between the readings after each cell, with the capture split at the
-# same instants. Packets rxe did not take are excused only in a cell that
-# passed and in which rxe resent nothing, and only as many as we sent
-# after rxe's last packet of the cell: had rxe needed one, it would have
-# resent or the cell would have failed.
+# its next SEND while fewer than -n have completed) and then destroys its
+# QPs one by one: our last ACK or our own extra SEND to a QP can reach it
+# closed while its neighbours still answer. So the count is taken cell by
+# cell, between the readings after each cell, with the capture split at
+# the same instants. Packets rxe did not take are excused only in an RC
+# cell that passed and in which rxe resent nothing, and only as many as
+# we sent to a QP after the last of our requests rxe acknowledged on it:
+# had rxe needed one of those, it would have resent, or its program
+# would have waited and the cell failed.
 tshark -r "$cap" -Y udp.dstport==4791 -T fields -e frame.time_epoch \
-	-e ip.src -e ipv6.src -e infiniband.bth.opcode 2>/dev/null |
+	-e ip.src -e ipv6.src -e infiniband.bth.opcode \
+	-e infiniband.bth.destqp -e infiniband.bth.psn 2>/dev/null |
 	awk -v h="$HOST_IP" -v l="$HOST_LL" \
-		'{ print $1, ($2 == h || $2 == l) ? "emu" : "rxe", $3 }' \
+		'{ print $1, ($2 == h || $2 == l) ? "emu" : "rxe", $3, $4, $5 }' \
 	>"$WORK/times"
 prev=before
 while read -r p t name result; do
@@ -417,23 +420,34 @@ while read -r p t name result; do
 	awk -v a="$prevt" -v z="$t" -v name="$name" -v result="$result" '
 		FILENAME == ARGV[1] {
 			if ($1 <= a || $1 > z) next
-			if ($2 == "rxe") { late = 0; next }
-			n++
-			late++
+			if ($2 == "emu") {
+				n++
+				# UC and UD peers take every message before
+				# they end: nothing of theirs is excused.
+				if ($3 >= 32) next
+				k[$4]++
+				if ($3 != 17) { pos[$5] = k[$4]; qp[$5] = $4 }
+			} else if ($3 == 17 && ($5 in pos) && pos[$5] > mark[qp[$5]]) {
+				mark[qp[$5]] = pos[$5]
+			}
 			next
 		}
 		FILENAME == ARGV[2] { b[$1] = $2; next }
 		{ d[$1] = $2 - b[$1] }
 		END {
+			# Per QP of rxe0: our packets after the last of our
+			# requests that it acknowledged.
+			for (q in k)
+				open += k[q] - mark[q]
 			udp = d["UdpInDatagrams"] + d["Udp6InDatagrams"]
 			miss = udp - d["rcvd_pkts"]
 			if (n != udp)
 				printf "lost %s: %d sent to rxe0, %d reached it\n", name, n, udp
-			if (miss > 0 && (miss > late || d["completer_retry_err"] ||
+			if (miss > 0 && (miss > open || d["completer_retry_err"] ||
 			    result != "passed"))
-				printf "refused %s: %d of %d reached rxe0 and were not taken\n", name, miss, udp
+				printf "refused %s: %d of %d reached rxe0 and were not taken (%d unanswered at the end)\n", name, miss, udp, open
 			else if (miss > 0)
-				printf "late %d %s: sent after rxe0 was done, to closed QPs\n", miss, name
+				printf "late %d %s: of our %d last packets to QPs, unanswered\n", miss, name, open
 		}' "$WORK/times" "$WORK/stats.$prev" "$WORK/stats.$p"
 	prev=$p
 	prevt=$t
@@ -445,7 +459,7 @@ if [ "$udp_in" -gt 0 ] && [ "$d" -eq "$udp_in" ]; then
 	ok "rxe0 took every packet that reached it ($d)"
 elif [ "$udp_in" -gt 0 ] && [ $((d + late)) -eq "$udp_in" ] &&
 	! grep -q '^refused' "$WORK/percell"; then
-	ok "rxe0 took every packet that reached it ($d) but $late sent late to closed QPs"
+	ok "rxe0 took every packet that reached it ($d) but $late last ones to closed QPs"
 else
 	bad "rxe0 took every packet that reached it (rcvd_pkts +$d of $udp_in)"
 fi
