@@ -7,10 +7,13 @@ BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libev-dev check libnl-3-dev libnl-route-3-dev libinih-dev \
 zlib1g-dev"
 # The reference header (ABI test only), the RDMA programs the integration
-# tests run unmodified, the wire-inspection tools, and clang for the fuzz
-# target.
+# tests run unmodified, the wire-inspection tools, clang for the fuzz
+# target; for the kernel rxe guest (tests/interop), QEMU and what its
+# initramfs is made of: busybox, cpio, kmod's depmod/modprobe and the rxe
+# provider of libibverbs.
 TEST_PKGS="libibverbs-dev ibverbs-utils perftest python3-pyverbs \
-python3-scapy tshark tcpdump iproute2 clang"
+python3-scapy tshark tcpdump iproute2 clang qemu-system-x86 busybox-static \
+cpio kmod ibverbs-providers"
 # UCX (tests/integration/ucx.sh), the namespace tools of view.sh, and
 # Open MPI with its compiler (mpi.sh).
 TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"

@@ -44,8 +44,11 @@ if (cd "$san" && ./autogen.sh >/dev/null 2>&1 &&
 	./configure --enable-sanitizers >/dev/null &&
 	make -j"$(nproc)" >/dev/null); then
 	export EMUVERBS_UDP_IO=mmsg
+	# The kernel rxe guest the plain run made (tests/interop) serves
+	# this run too: no second download.
+	export INTEROP_CACHE="$PWD/tests/interop/cache"
 	suite "$san" "ASan+UBSan build, mmsg I/O"
-	unset EMUVERBS_UDP_IO
+	unset EMUVERBS_UDP_IO INTEROP_CACHE
 else
 	echo "ASan+UBSan build failed to build" >&2
 	total_fail=$((total_fail + 1))
