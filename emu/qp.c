@@ -1126,6 +1126,9 @@ static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 		/* Copied now: the buffer is the caller's again on return. */
 		w->inl = true;
 		for (i = 0; i < wr->num_sge; i++) {
+			/* An empty SGE may carry a NULL address (UCX does). */
+			if (!wr->sg_list[i].length)
+				continue;
 			memcpy(d, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
 			d += wr->sg_list[i].length;

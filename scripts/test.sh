@@ -38,6 +38,8 @@ suite . "plain build, io_uring I/O"
 
 # The sanitized build lives in a copy, since this tree is configured in place.
 san=$(mktemp -d "${TMPDIR:-/tmp}/emuverbs-san.XXXXXX")
+# Reachable by other users: view.sh runs the program as nobody.
+chmod 755 "$san"
 git ls-files -z 2>/dev/null | tar cf - --null -T - | tar xf - -C "$san" ||
 	cp -r . "$san"
 if (cd "$san" && ./autogen.sh >/dev/null 2>&1 &&

@@ -13,7 +13,8 @@ mkdir -p "$src"
 	--exclude='.libs' --exclude='.deps' --exclude='*.la' \
 	--exclude='config.status' --exclude='config.log' --exclude=Makefile \
 	--exclude='*.log' --exclude='*.trs' --exclude=libtool \
-	--exclude=emuverbs --exclude=emuverbs.pc --exclude=.git .) |
+	--exclude=.git --anchored --exclude=./emuverbs \
+	--exclude=./emuverbs.pc .) |
 	(cd "$src" && tar xf -)
 if (cd "$src" && ./configure --prefix="$inst" >"$WORK/configure.log" 2>&1 &&
 	make -j"$(nproc)" >"$WORK/make.log" 2>&1 &&

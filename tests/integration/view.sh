@@ -46,11 +46,20 @@ else
 	NOBODY=""
 	uid=$(id -u)
 fi
+if [ -n "$NOBODY" ] && ! $NOBODY test -x "$EMU"; then
+	# A build under a private directory (a clone in /root, mktemp -d):
+	# nobody cannot reach the program, so there is nothing to test.
+	echo "note: uid $uid cannot reach $EMU; unprivileged check not run"
+	NOBODY=skip
+fi
+[ "$NOBODY" = skip ] ||
 $NOBODY env -u XDG_CONFIG_HOME HOME=/nonexistent "$EMU" run sh -c 'id -u
 	test -c /dev/infiniband/uverbs0 && ibv_devices >/dev/null &&
 	cat /sys/class/infiniband/emu0/ports/1/gid_attrs/types/0' \
 	>"$out" 2>&1
-if grep -q '^emuverbs: no private' "$out"; then
+if [ "$NOBODY" = skip ]; then
+	:
+elif grep -q '^emuverbs: no private' "$out"; then
 	echo "note: no unprivileged user namespaces here"
 	cat "$out"
 else
