@@ -317,7 +317,8 @@ if [ -n "$reflib" ] && [ -f "$reflib" ]; then
 		if grep -qx "$sym $ver" "$tmp/exports"; then
 			echo ok
 		else
-			echo "FAIL: $sym@$ver is defined by $reflib, not by ours"
+			echo "FAIL: $sym@$ver is defined by $reflib," \
+				"not by ours"
 		fi
 	done <"$tmp/ref.exports" >"$tmp/r4"
 	while read -r node parent; do

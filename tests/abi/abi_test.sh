@@ -85,7 +85,8 @@ if [ "${1:-}" = "--regen" ]; then
 	build ref -DEMU_V65 -I"$refinc" || exit 1
 	{
 		echo "# facts of rdma-core 65's $what that rdma-core"
-		echo "# 44 lacks, on $arch; written by abi_test.sh --suite $suite --regen"
+		echo "# 44 lacks, on $arch; written by" \
+			"abi_test.sh --suite $suite --regen"
 		sed -n 's/^v65 //p' "$tmp/ref.out"
 	} >"$expected"
 	echo "wrote $expected ($(grep -vc '^#' "$expected") lines)"
@@ -159,9 +160,11 @@ check "header: c99 -pedantic -Werror" \
 	$CC -std=c99 -pedantic -Wall -Werror -I"$ourinc" -c "$tmp/inc.c" -o "$tmp/inc.o"
 # each header on its own, as a program including only it builds
 for h in $includes; do
-	printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$tmp/one.c"
+	printf '#include <%s>\nint main(void) { return 0; }\n' "$h" \
+		>"$tmp/one.c"
 	check "header alone: <$h> c99 -pedantic -Werror" \
-		$CC -std=c99 -pedantic -Wall -Werror -I"$ourinc" -c "$tmp/one.c" -o "$tmp/one.o"
+		$CC -std=c99 -pedantic -Wall -Werror -I"$ourinc" \
+		-c "$tmp/one.c" -o "$tmp/one.o"
 done
 if command -v "$CXX" >/dev/null 2>&1; then
 	check "header: C++ ($CXX -Wall -Wextra -Werror)" \

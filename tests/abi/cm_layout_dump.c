@@ -490,8 +490,8 @@ static struct ibv_cq fake_recv_cq = { .context = &fake_ctx };
 	called = "-";							\
 	errno = 0;							\
 	_r = (long)(expr);						\
-	printf("%scall %s ret=%ld errno=%d reached=%s\n", pfx, what, _r,	\
-	       errno, called);						\
+	printf("%scall %s ret=%ld errno=%d reached=%s\n", pfx, what,	\
+	       _r, errno, called);					\
 } while (0)
 
 static void run_comp(const char *what, struct rdma_cm_id *id, int send,

@@ -81,7 +81,8 @@ fi
 if command -v rping >/dev/null 2>&1; then
 	LD_DEBUG=libs "$inst/bin/emuverbs" run rping -s >"$WORK/ld" 2>&1
 	expect "installed emuverbs run rping loads the installed librdmacm" \
-		"$WORK/ld" "calling init: $inst/lib/emuverbs/librdmacm\\.so\\.1\$"
+		"$WORK/ld" \
+		"calling init: $inst/lib/emuverbs/librdmacm\\.so\\.1\$"
 fi
 cat >"$WORK/cm.c" <<'C'
 #include <errno.h>
@@ -111,7 +112,8 @@ if cc -o "$WORK/cm" "$WORK/cm.c" $(cat "$WORK/pc") >"$WORK/cc" 2>&1; then
 	expect "with our header's rdma-core 65 events" "$WORK/out" \
 		'^event 18 RDMA_CM_EVENT_ESTABLISHED$'
 	readelf -d "$WORK/cm" >"$WORK/dyn" 2>&1
-	expect "it needs librdmacm.so.1" "$WORK/dyn" 'NEEDED.*\[librdmacm\.so\.1\]'
+	expect "it needs librdmacm.so.1" "$WORK/dyn" \
+		'NEEDED.*\[librdmacm\.so\.1\]'
 else
 	bad "a program builds with pkg-config emuverbs-rdmacm" "$WORK/cc"
 fi

@@ -98,7 +98,8 @@ if command -v fi_info >/dev/null 2>&1; then
 	FI_LOG_LEVEL=warn timeout 30 "$EMU" run fi_info -p verbs \
 		>"$WORK/out" 2>&1
 	rc=$?
-	if [ "$rc" -eq 124 ] || { [ "$rc" -gt 128 ] && [ "$rc" -le 192 ]; }; then
+	if [ "$rc" -eq 124 ] ||
+		{ [ "$rc" -gt 128 ] && [ "$rc" -le 192 ]; }; then
 		bad "fi_info -p verbs: exit $rc" "$WORK/out"
 	else
 		expect "fi_info -p verbs: rdma_get_devices refused, no crash" \
