@@ -17,6 +17,10 @@ cpio kmod ibverbs-providers"
 # UCX (tests/integration/ucx.sh), the namespace tools of view.sh, and
 # Open MPI with its compiler (mpi.sh).
 TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"
+# librdmacm: the reference headers (ABI test), Debian's rdma_cm programs
+# (rdmacm.sh) and the libfabric verbs provider's fi_info; the symbol test
+# also reads libfabric1, libucx0 and librdmacm1, which these pull in.
+TEST_PKGS="$TEST_PKGS librdmacm-dev rdmacm-utils libfabric-bin"
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -1,16 +1,25 @@
 #!/bin/sh
-# Checks the exported ABI of the built libibverbs.so.1 against the programs
-# and libraries Debian ships for it, and against verbs/libibverbs.map.
-
-# 1. Every versioned IBVERBS_* symbol that Debian's ibverbs-utils, perftest,
-#    librdmacm1 and python3-pyverbs ELF files import, and that the public
-#    libraries of ibverbs-providers import (perftest and pyverbs load them),
-#    is defined by our library under the same version node.
+# Checks the exported ABI of a built drop-in library against the programs
+# and libraries Debian ships for it, and against its version script:
+#   symbols_test.sh            libibverbs.so.1 and verbs/libibverbs.map
+#   symbols_test.sh --lib cm   librdmacm.so.1 and cm/librdmacm.map
+#                              (cm_symbols_test.sh)
+#
+# 1. Every versioned symbol of the library's nodes (IBVERBS_*, RDMACM_*)
+#    that the ELF files of the consumer packages import is defined by our
+#    library under the same version node. libibverbs: Debian's
+#    ibverbs-utils, perftest, librdmacm1 and python3-pyverbs, and the
+#    public libraries of ibverbs-providers (perftest and pyverbs load
+#    them). librdmacm: rdmacm-utils, perftest, libfabric1 (its verbs
+#    provider is built into libfabric.so.1), libucx0 (UCX's rdmacm
+#    transport), python3-pyverbs, librdmacm1 (librspreload) and Open MPI.
 # 2. Every dynamic symbol our library defines is versioned and listed in the
 #    map under that node: nothing leaks from the internal layers.
 # 3. Every symbol the map lists is really defined (ld silently ignores map
 #    entries without a definition), and the version nodes and their parents
 #    are exactly the map's.
+# 4. (librdmacm) Every symbol Debian's own librdmacm.so.1 defines, ours
+#    defines under the same node: rdma-core 44's whole ABI, used or not.
 #
 # Environment: EMU_LIBDIR (default $top_builddir/.libs) holds the library;
 # top_srcdir finds the map. Exit 0 all passed, 1 some failed, 77 skipped
@@ -22,14 +31,39 @@ here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=${top_srcdir:-$(dirname "$here")}
 top_builddir=${top_builddir:-$top_srcdir}
 libdir=${EMU_LIBDIR:-$top_builddir/.libs}
-lib=$libdir/libibverbs.so.1
-map=$top_srcdir/verbs/libibverbs.map
 
-# Debian packages whose every ELF file must resolve against us.
-consumer_pkgs="ibverbs-utils perftest librdmacm1 python3-pyverbs"
-# Package whose public libraries (not its rdmav* plugins, which only the
-# real libibverbs dlopens) are loaded by perftest and pyverbs.
-provider_pkg="ibverbs-providers"
+which=verbs
+if [ "${1:-}" = "--lib" ]; then
+	which=${2:?usage: symbols_test.sh --lib verbs|cm}
+fi
+# Packages whose every ELF file must resolve against us; a package whose
+# public libraries (not its rdmav* plugins, which only the real libibverbs
+# dlopens) are loaded by them; the version-node prefix; Debian's own
+# library to compare with (check 4).
+case "$which" in
+verbs)
+	lib=$libdir/libibverbs.so.1
+	map=$top_srcdir/verbs/libibverbs.map
+	consumer_pkgs="ibverbs-utils perftest librdmacm1 python3-pyverbs"
+	provider_pkg="ibverbs-providers"
+	node_prefix=IBVERBS_
+	reflib=
+	;;
+cm)
+	lib=$libdir/librdmacm.so.1
+	map=$top_srcdir/cm/librdmacm.map
+	consumer_pkgs="rdmacm-utils perftest libfabric1 libucx0 python3-pyverbs"
+	consumer_pkgs="$consumer_pkgs librdmacm1 libopenmpi3"
+	provider_pkg=
+	node_prefix=RDMACM_
+	reflib=$(dpkg -L librdmacm1 2>/dev/null |
+		grep '/librdmacm\.so\.1$' | head -1)
+	;;
+*)
+	echo "symbols_test.sh: unknown library $which (verbs or cm)" >&2
+	exit 99
+	;;
+esac
 
 skip() {
 	echo "SKIP: $*"
@@ -81,7 +115,7 @@ for p in $consumer_pkgs $provider_pkg; do
 		continue
 	fi
 	found_pkgs="$found_pkgs $p"
-	if [ "$p" = "$provider_pkg" ]; then
+	if [ -n "$provider_pkg" ] && [ "$p" = "$provider_pkg" ]; then
 		pkg_elf_files "$p" | grep -v -- '-rdmav[0-9]*\.so$' \
 			>>"$tmp/files"
 	else
@@ -91,11 +125,13 @@ done
 [ -n "$found_pkgs" ] || skip "none of $consumer_pkgs $provider_pkg installed"
 [ -s "$tmp/files" ] || skip "no ELF files found in:$found_pkgs"
 
-# "symbol@version file" for every IBVERBS_* import. readelf prints imports
-# as "name@VERSION (n)"; the (n) is the version index and is dropped.
+# "symbol@version file" for every import of our nodes. readelf prints
+# imports as "name@VERSION (n)"; the (n) is the version index and is
+# dropped. The library itself (librdmacm1 ships it) imports none.
 while read -r f; do
 	readelf --dyn-syms -W "$f" 2>/dev/null |
-		awk -v file="$f" '$7 == "UND" && $8 ~ /@IBVERBS_/ {
+		awk -v file="$f" -v pfx="@$node_prefix" '
+		$7 == "UND" && index($8, pfx) {
 			print $8, file
 		}'
 done <"$tmp/files" | sort -u >"$tmp/needs"
@@ -110,8 +146,10 @@ for f in "$lib" "$map"; do
 	fi
 done
 
-# Version definitions of the library: "node parent", "-" for none.
-readelf -V -W "$lib" | awk '
+# version_nodes LIB: the version definitions of LIB, "node parent" ("-"
+# for none).
+version_nodes() {
+	readelf -V -W "$1" | awk '
 	/Version definition section/ { in_def = 1; next }
 	/Version needs section/ { in_def = 0 }
 	in_def && /Name:/ {
@@ -127,15 +165,18 @@ readelf -V -W "$lib" | awk '
 	END {
 		if (cur != "" && !base)
 			print cur, "-"
-	}' | sort -u >"$tmp/lib.nodes"
+	}' | sort -u
+}
 
-# "symbol version" for every defined global/weak dynamic symbol; version is
-# "-" when the symbol has none. name@@V is the default version, name@V a
-# hidden one; both count as defining name at V. GNU ld also emits one
-# zero-size absolute symbol per version node, named after the node (without
-# or with "@@node" depending on the binutils version); those are skipped.
-readelf --dyn-syms -W "$lib" |
-	awk -v nodes="$tmp/lib.nodes" '
+# defined_symbols LIB NODES: "symbol version" for every defined global/weak
+# dynamic symbol of LIB; version is "-" when the symbol has none. name@@V
+# is the default version, name@V a hidden one; both count as defining name
+# at V. GNU ld also emits one zero-size absolute symbol per version node
+# (NODES lists them), named after the node (without or with "@@node"
+# depending on the binutils version); those are skipped.
+defined_symbols() {
+	readelf --dyn-syms -W "$1" |
+	awk -v nodes="$2" '
 	BEGIN {
 		while ((getline line < nodes) > 0) {
 			split(line, f, " ")
@@ -155,7 +196,11 @@ readelf --dyn-syms -W "$lib" |
 		    (ver == "-" || ver == name))
 			next
 		print name, ver
-	}' | sort -u >"$tmp/exports"
+	}' | sort -u
+}
+
+version_nodes "$lib" >"$tmp/lib.nodes"
+defined_symbols "$lib" "$tmp/lib.nodes" >"$tmp/exports"
 
 # "symbol node" for every global in the map, and "node parent" per node
 # ("-" for none). Comments are removed first; the map has no other syntax
@@ -229,7 +274,7 @@ while read -r sym ver; do
 		echo ok
 	else
 		echo "FAIL: unexpected export $sym@$ver" \
-			"(verbs/libibverbs.map lists no $sym under $ver)"
+			"($(basename "$map") lists no $sym under $ver)"
 	fi
 done <"$tmp/exports" >"$tmp/r2"
 
@@ -262,7 +307,33 @@ while read -r node parent; do
 			"the map does not"
 done <"$tmp/lib.nodes" >>"$tmp/r3"
 
-for r in r1 r2 r3; do
+# --- 4. Debian's own library's ABI is all there ---------------------------
+
+: >"$tmp/r4"
+if [ -n "$reflib" ] && [ -f "$reflib" ]; then
+	version_nodes "$reflib" >"$tmp/ref.nodes"
+	defined_symbols "$reflib" "$tmp/ref.nodes" >"$tmp/ref.exports"
+	while read -r sym ver; do
+		if grep -qx "$sym $ver" "$tmp/exports"; then
+			echo ok
+		else
+			echo "FAIL: $sym@$ver is defined by $reflib," \
+				"not by ours"
+		fi
+	done <"$tmp/ref.exports" >"$tmp/r4"
+	while read -r node parent; do
+		if grep -qx "$node $parent" "$tmp/lib.nodes"; then
+			echo ok
+		else
+			echo "FAIL: $reflib has version node $node" \
+				"(parent $parent), ours does not"
+		fi
+	done <"$tmp/ref.nodes" >>"$tmp/r4"
+elif [ -n "$reflib" ]; then
+	echo "note: Debian's library not found: check 4 skipped"
+fi
+
+for r in r1 r2 r3 r4; do
 	while read -r line; do
 		if [ "$line" = ok ]; then
 			ok
@@ -274,6 +345,7 @@ done
 
 echo "imports checked: $(wc -l <"$tmp/r1")," \
 	"exports: $(wc -l <"$tmp/exports")," \
-	"map entries: $(wc -l <"$tmp/map.syms")"
+	"map entries: $(wc -l <"$tmp/map.syms")," \
+	"Debian library's symbols and nodes: $(wc -l <"$tmp/r4")"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

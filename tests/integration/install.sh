@@ -1,7 +1,8 @@
 #!/bin/sh
 # After `make install` into a private prefix: `emuverbs run` finds the
-# installed library (never the system's), and a program built with
-# `pkg-config emuverbs` compiles against our header and runs.
+# installed libraries (never the system's), and programs built with
+# `pkg-config emuverbs` and `pkg-config emuverbs-rdmacm` compile against
+# our headers and run against our libibverbs and librdmacm.
 . "$(dirname "$0")/lib.sh"
 need ibv_devices pkg-config make cc
 
@@ -29,8 +30,19 @@ fi
 
 [ -f "$inst/lib/emuverbs/libibverbs.so.1" ] && ok "library in \$libdir/emuverbs" ||
 	bad "library in \$libdir/emuverbs"
-[ ! -e "$inst/lib/libibverbs.so.1" ] && ok "nothing over the system's library path" ||
+[ -f "$inst/lib/emuverbs/librdmacm.so.1" ] && ok "librdmacm in \$libdir/emuverbs" ||
+	bad "librdmacm in \$libdir/emuverbs"
+[ ! -e "$inst/lib/libibverbs.so.1" ] && [ ! -e "$inst/lib/librdmacm.so.1" ] &&
+	ok "nothing over the system's library path" ||
 	bad "nothing over the system's library path"
+for h in rdma/rdma_cma.h rdma/rdma_verbs.h rdma/rsocket.h \
+	infiniband/sa.h infiniband/ib.h; do
+	[ -f "$inst/include/emuverbs/$h" ] && ok "header \$includedir/emuverbs/$h" ||
+		bad "header \$includedir/emuverbs/$h"
+done
+[ ! -e "$inst/include/rdma" ] && [ ! -e "$inst/include/infiniband" ] &&
+	ok "no header over the system's include path" ||
+	bad "no header over the system's include path"
 
 "$inst/bin/emuverbs" run ibv_devices >"$WORK/out" 2>&1
 expect "installed emuverbs run ibv_devices" "$WORK/out" 'emu0'
@@ -62,5 +74,48 @@ if cc -o "$WORK/speed" "$WORK/speed.c" $(cat "$WORK/pc") >"$WORK/cc" 2>&1; then
 		"$WORK/out" '^port_speed 1000$'
 else
 	bad "a program builds with pkg-config emuverbs" "$WORK/cc"
+fi
+
+# A program of rdma_cm's API, built with pkg-config emuverbs-rdmacm: our
+# headers (RDMA_CM_EVENT_USER is rdma-core 65's, Debian's lacks it), our
+# librdmacm at run time (rdma_create_event_channel refused with ENOSYS).
+if command -v rping >/dev/null 2>&1; then
+	LD_DEBUG=libs "$inst/bin/emuverbs" run rping -s >"$WORK/ld" 2>&1
+	expect "installed emuverbs run rping loads the installed librdmacm" \
+		"$WORK/ld" \
+		"calling init: $inst/lib/emuverbs/librdmacm\\.so\\.1\$"
+fi
+cat >"$WORK/cm.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+#include <rdma/rsocket.h>
+int main(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+
+	printf("channel %s errno %d\n", ch ? "created" : "refused", errno);
+	printf("event %d %s\n", RDMA_CM_EVENT_USER,
+	       rdma_event_str(RDMA_CM_EVENT_ESTABLISHED));
+	return ch != NULL;
+}
+C
+PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --cflags --libs \
+	emuverbs-rdmacm >"$WORK/pc" 2>&1
+# shellcheck disable=SC2046
+if cc -o "$WORK/cm" "$WORK/cm.c" $(cat "$WORK/pc") >"$WORK/cc" 2>&1; then
+	ok "a program builds with pkg-config emuverbs-rdmacm"
+	"$WORK/cm" >"$WORK/out" 2>&1
+	# 38 is ENOSYS
+	expect "it runs against our librdmacm" "$WORK/out" \
+		'^channel refused errno 38$'
+	expect "with our header's rdma-core 65 events" "$WORK/out" \
+		'^event 18 RDMA_CM_EVENT_ESTABLISHED$'
+	readelf -d "$WORK/cm" >"$WORK/dyn" 2>&1
+	expect "it needs librdmacm.so.1" "$WORK/dyn" \
+		'NEEDED.*\[librdmacm\.so\.1\]'
+else
+	bad "a program builds with pkg-config emuverbs-rdmacm" "$WORK/cc"
 fi
 finish

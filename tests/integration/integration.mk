@@ -23,6 +23,11 @@ TESTS += $(VIEW_TESTS)
 EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py \
 	tests/integration/mpi_pingpong.c
 
+# librdmacm: Debian's rdma_cm programs load ours (a list of its own too).
+CM_TESTS = tests/integration/rdmacm.sh
+TESTS += $(CM_TESTS)
+EXTRA_DIST += $(CM_TESTS)
+
 # The scripts run the built tools and library.
 check_SCRIPTS += emuverbs
 

@@ -32,8 +32,11 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
+# cm/: the drop-in librdmacm's public API
+CM_UNIT_TESTS = tests/unit/test_cm_stubs
+
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
-	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS)
+	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS) $(CM_UNIT_TESTS)
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -96,3 +99,5 @@ tests_unit_test_gsi_LDADD = $(API_LIBS)
 tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
 # Builds the view itself for the tests that find and fill it.
 tests_unit_test_sysview_LDADD = $(CORE_LIBS) libnsview.la
+
+tests_unit_test_cm_stubs_LDADD = libtestlib.la librdmacm.la $(CHECK_LIBS)

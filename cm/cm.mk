@@ -1,0 +1,14 @@
+# cm/: librdmacm.so.1, the rdma_cm API (event channels, ids, address and
+# route resolution, the IBTA CM protocol, rsockets) over our libibverbs,
+# with rdma-core's symbol versions. Installed next to our libibverbs in
+# the private directory, never over the system's.
+emuverbs_LTLIBRARIES += librdmacm.la
+librdmacm_la_SOURCES = cm/cm.h cm/stubs.c cm/strings.c cm/port.c
+librdmacm_la_LIBADD = libibverbs.la
+librdmacm_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
+	-Wl,--no-undefined -Wl,--version-script=$(top_srcdir)/cm/librdmacm.map
+EXTRA_librdmacm_la_DEPENDENCIES = $(top_srcdir)/cm/librdmacm.map
+EXTRA_DIST += cm/librdmacm.map
+
+# pkg-config emuverbs-rdmacm: emuverbs plus -lrdmacm.
+pkgconfig_DATA += emuverbs-rdmacm.pc
