@@ -29,11 +29,14 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event tests/unit/test_comp
 
+# cm/: the CM MAD wire format, through libemucm
+CM_UNIT_TESTS = tests/unit/test_mad
+
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
-	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS)
+	$(API_UNIT_TESTS) $(CM_UNIT_TESTS) $(TOOLS_UNIT_TESTS)
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -91,6 +94,8 @@ tests_unit_test_tm_LDADD = $(API_LIBS)
 tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
+
+tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 
 tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
 # Builds the view itself for the tests that find and fill it.
