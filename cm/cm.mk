@@ -12,3 +12,8 @@ EXTRA_DIST += cm/librdmacm.map
 
 # pkg-config emuverbs-rdmacm: emuverbs plus -lrdmacm.
 pkgconfig_DATA += emuverbs-rdmacm.pc
+
+# The CM MAD wire format on its own, for its unit test and the capture
+# test; librdmacm links it in.
+noinst_LTLIBRARIES += libemucm.la
+libemucm_la_SOURCES = cm/mad.c cm/mad.h

@@ -47,3 +47,11 @@ tests_integration_errpaths_SOURCES = tests/integration/errpaths.c
 tests_integration_errpaths_CPPFLAGS = -D_GNU_SOURCE
 tests_integration_errpaths_LDADD = -libverbs -ldl
 endif
+
+# mad_pcap packs CM MADs into RoCEv2 packets to QP 1 and writes them as a
+# pcap; mad_tshark.sh has tshark (and scapy, for the ICRC) check it.
+check_PROGRAMS += tests/integration/mad_pcap
+tests_integration_mad_pcap_SOURCES = tests/integration/mad_pcap.c
+tests_integration_mad_pcap_LDADD = libemucm.la libemunet.la
+TESTS += tests/integration/mad_tshark.sh
+EXTRA_DIST += tests/integration/mad_tshark.sh tests/integration/mad_tshark.py

@@ -32,8 +32,8 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
-# cm/: the drop-in librdmacm's public API
-CM_UNIT_TESTS = tests/unit/test_cm_stubs
+# cm/: the CM MAD wire format (libemucm) and librdmacm's public API
+CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs
 
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
 	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS) $(CM_UNIT_TESTS)
@@ -95,6 +95,8 @@ tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
 tests_unit_test_gsi_LDADD = $(API_LIBS)
+
+tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 
 tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
 # Builds the view itself for the tests that find and fill it.
