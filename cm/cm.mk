@@ -3,8 +3,10 @@
 # with rdma-core's symbol versions. Installed next to our libibverbs in
 # the private directory, never over the system's.
 emuverbs_LTLIBRARIES += librdmacm.la
-librdmacm_la_SOURCES = cm/cm.h cm/stubs.c cm/strings.c cm/port.c
-librdmacm_la_LIBADD = libibverbs.la
+librdmacm_la_SOURCES = cm/cm.h cm/core.h cm/core.c cm/channel.c cm/gsi.c \
+	cm/addr.c cm/ibcm.c cm/cma.c cm/qp.c cm/addrinfo.c cm/liveness.c \
+	cm/stubs.c cm/strings.c cm/port.c
+librdmacm_la_LIBADD = libibverbs.la libemucm.la libemuutil.la -lpthread
 librdmacm_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 -no-undefined \
 	-Wl,--no-undefined -Wl,--version-script=$(top_srcdir)/cm/librdmacm.map
 EXTRA_librdmacm_la_DEPENDENCIES = $(top_srcdir)/cm/librdmacm.map

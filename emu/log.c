@@ -19,6 +19,7 @@ static const struct {
 	{ "qp", EMU_LOG_QP },
 	{ "xport", EMU_LOG_XPORT },
 	{ "rx", EMU_LOG_RX },
+	{ "cm", EMU_LOG_CM },
 	{ "all", EMU_LOG_ALL },
 	{ "1", EMU_LOG_ALL },
 };

@@ -12,7 +12,8 @@ enum emu_log_class {
 	EMU_LOG_QP = 1 << 1,	/* QP state changes and async events */
 	EMU_LOG_XPORT = 1 << 2,	/* retransmissions, timeouts, NAKs, RNR */
 	EMU_LOG_RX = 1 << 3,	/* received packets dropped, and why */
-	EMU_LOG_ALL = (1 << 4) - 1,
+	EMU_LOG_CM = 1 << 4,	/* librdmacm: CM MADs, states, refusals */
+	EMU_LOG_ALL = (1 << 5) - 1,
 };
 
 /* The classes EMUVERBS_DEBUG turned on, read once at load time. */
@@ -22,7 +23,7 @@ void emu_log_print(enum emu_log_class c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Parse an EMUVERBS_DEBUG value ("1", "all", or a comma list of verbs, qp,
- * xport, rx); unknown words are ignored. */
+ * xport, rx, cm); unknown words are ignored. */
 unsigned int emu_log_parse(const char *spec);
 
 /* Whether class c is on: for log lines that need work to compose. */
