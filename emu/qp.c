@@ -554,6 +554,17 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	       sizeof(struct ibv_sge);
 	if (area < cap->max_inline_data)
 		area = cap->max_inline_data;
+	/* As rxe and mlx5: inline data may fill the whole slot, so grant
+	 * (and report) what it holds, within the device's limit. Programs
+	 * that ask for 0 and send inline anyway (rdma_xclient) work. */
+	if (area > cap->max_inline_data &&
+	    cap->max_inline_data < dev->cfg.limits.max_inline_data) {
+		cap->max_inline_data = (uint32_t)(area <
+			dev->cfg.limits.max_inline_data ? area :
+			dev->cfg.limits.max_inline_data);
+		qp->max_inline = cap->max_inline_data;
+		qp->cap.max_inline_data = cap->max_inline_data;
+	}
 	/* Room for the rendezvous READs and FINs the HCA itself sends on a
 	 * QP of a TM SRQ, beyond what the application may post. */
 	rc = wq_init(&qp->sq, cap->max_send_wr +
