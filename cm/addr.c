@@ -345,24 +345,37 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 
 /* ---- Address resolution */
 
-/* Ask the process that holds (ps, port) on this machine for its GID. */
+/*
+ * Ask the process that holds (ps, port) on this machine for its GID. A
+ * port nobody holds is asked again for up to 200 ms: programs that make a
+ * new listener on a port right after destroying the old one (perftest's
+ * -R does, between its two connections) would otherwise lose the race
+ * that a kernel CM, which needs no rendezvous, wins by microseconds.
+ */
 static bool rdv_ask(enum cm_port_space ps, uint16_t port, union ibv_gid *gid)
 {
 	struct sockaddr_un un;
 	struct pollfd pfd;
 	socklen_t len;
 	ssize_t n = -1;
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd, tries = 40;
 
-	if (fd < 0)
-		return false;
 	rdv_name(&un, &len, ps, port);
-	if (!connect(fd, (struct sockaddr *)&un, len)) {
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, 2000) == 1)
-			n = read(fd, gid, sizeof(*gid));
+	for (;;) {
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return false;
+		if (!connect(fd, (struct sockaddr *)&un, len))
+			break;
+		close(fd);
+		if ((errno != ECONNREFUSED && errno != ENOENT) || !--tries)
+			return false;
+		usleep(5000);
 	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 2000) == 1)
+		n = read(fd, gid, sizeof(*gid));
 	close(fd);
 	return n == (ssize_t)sizeof(*gid);
 }

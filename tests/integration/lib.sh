@@ -111,3 +111,19 @@ pair() {
 	sed 's/^/    c| /' "$_s.client" | head -20
 	return 1
 }
+
+# Wait until an rdma_cm listener of ours holds port space $1 (hex, as 0106
+# for RDMA_PS_TCP) and port $2 on a wildcard or loopback address: its
+# loopback rendezvous socket listens (flag __SO_ACCEPTCON in
+# /proc/net/unix). At most 10 s.
+wait_cm() {
+	_cmn="@emuverbs-rdma-cm/$1/$2"
+	i=0
+	while [ $i -lt 100 ]; do
+		awk -v n="$_cmn" '$4 == "00010000" && $8 == n { f = 1 }
+			END { exit !f }' /proc/net/unix 2>/dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
