@@ -131,6 +131,40 @@ for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw \
 			'^ *[0-9]+ +[0-9]+ +[0-9.]+'
 done
 
+# A peer that dies (SIGKILL: none of its code runs) is seen as a
+# disconnect, as a kernel CM that closes a dead process's ids makes it.
+next_port
+timeout 30 "$EMU" run rping -s -v -p $PORT >"$WORK/die.server" 2>&1 &
+spid=$!
+if wait_cm $TCP $PORT; then
+	timeout 20 "$EMU" run rping -c -v -C 100000000 -a 127.0.0.1 -p $PORT \
+		>"$WORK/die.client" 2>&1 &
+	cpid=$!
+	i=0
+	while [ $i -lt 100 ] &&
+		! grep -q '^ping data: rdma-ping-10:' "$WORK/die.client"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pkill -KILL -P "$spid" 2>/dev/null
+	kill -KILL "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	t0=$(date +%s)
+	wait "$cpid"
+	crc=$?
+	t=$(($(date +%s) - t0))
+	if [ "$crc" -ne 0 ] || [ "$t" -gt 5 ]; then
+		bad "rping client after its server's SIGKILL: exit $crc in $t s" \
+			"$WORK/die.client"
+	else
+		expect "rping client after its server's SIGKILL: DISCONNECTED" \
+			"$WORK/die.client" 'DISCONNECT EVENT'
+	fi
+else
+	bad "rping -s for the SIGKILL test never listened" "$WORK/die.server"
+	kill "$spid" 2>/dev/null
+fi
+
 # Nobody listens: the CM rejects the REQ (reason 8, invalid service ID),
 # as Linux does on an unused port.
 next_port
