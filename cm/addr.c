@@ -433,6 +433,20 @@ static struct cm_port *route_port(const struct sockaddr *dst, int *idx,
 	return p;
 }
 
+/* 127.0.0.1 or ::1: the loopback address programs dial by default. */
+static bool loopback_one(const struct sockaddr *a)
+{
+	const struct in6_addr *a6;
+
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       htonl(INADDR_LOOPBACK);
+	a6 = &((const struct sockaddr_in6 *)a)->sin6_addr;
+	return IN6_IS_ADDR_LOOPBACK(a6) ||
+	       (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127 &&
+		!a6->s6_addr[13] && !a6->s6_addr[14] && a6->s6_addr[15] == 1);
+}
+
 /*
  * Under the lock, with the rendezvous answer (if any) in rdv. Sets port,
  * sgid and dgid of c; 0 or the errno value an ADDR_ERROR carries.
@@ -466,6 +480,10 @@ static int resolve(struct cma_id *c, const struct sockaddr *dst,
 		cm_addr_to_gid(dst, &c->path.dgid);
 	else if (rdv && (rdv->global.subnet_prefix || rdv->global.interface_id))
 		c->path.dgid = *rdv;
+	else if (!cm_addr_any(dst) && !loopback_one(dst))
+		/* Another loopback address may be another process's port:
+		 * if nobody has it, the REQ goes unanswered (UNREACHABLE). */
+		cm_addr_to_gid(dst, &c->path.dgid);
 	else
 		/* A listener of ours, or nobody: our own CM answers. */
 		c->path.dgid = c->path.sgid;

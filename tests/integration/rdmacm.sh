@@ -131,6 +131,14 @@ for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw \
 			'^ *[0-9]+ +[0-9]+ +[0-9.]+'
 done
 
+# A REQ nobody answers: UNREACHABLE (-ETIMEDOUT) once the CM's resends
+# are spent (shortened here: one resend, 17 ms plus a round trip each).
+next_port
+EMUVERBS_CM_RETRIES=1 EMUVERBS_CM_TIMEOUT=12 timeout 20 "$EMU" run \
+	rping -c -v -C 1 -a 127.1.7.91 -p $PORT >"$WORK/unreach" 2>&1
+expect "rping to an address nobody has: UNREACHABLE, error -110" \
+	"$WORK/unreach" 'RDMA_CM_EVENT_UNREACHABLE, error -110'
+
 # A peer that dies (SIGKILL: none of its code runs) is seen as a
 # disconnect, as a kernel CM that closes a dead process's ids makes it.
 next_port
