@@ -33,7 +33,8 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
 # cm/: the CM MAD wire format (libemucm) and librdmacm's public API
-CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs
+CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs \
+	tests/unit/test_cm_api
 
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
 	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS) $(CM_UNIT_TESTS)
@@ -103,3 +104,6 @@ tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
 tests_unit_test_sysview_LDADD = $(CORE_LIBS) libnsview.la
 
 tests_unit_test_cm_stubs_LDADD = libtestlib.la librdmacm.la $(CHECK_LIBS)
+# The public API over the built librdmacm and libibverbs.
+tests_unit_test_cm_api_LDADD = libtestlib.la librdmacm.la libibverbs.la \
+	$(CHECK_LIBS)
