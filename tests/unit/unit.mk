@@ -34,7 +34,7 @@ TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
 # cm/: the CM MAD wire format (libemucm) and librdmacm's public API
 CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs \
-	tests/unit/test_cm_api tests/unit/test_cm_alloc
+	tests/unit/test_cm_api tests/unit/test_cm_alloc tests/unit/test_ibcm
 
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
 	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS) $(CM_UNIT_TESTS)
@@ -107,6 +107,9 @@ tests_unit_test_cm_stubs_LDADD = libtestlib.la librdmacm.la $(CHECK_LIBS)
 # The public API over the built librdmacm and libibverbs.
 tests_unit_test_cm_api_LDADD = libtestlib.la librdmacm.la libibverbs.la \
 	$(CHECK_LIBS)
+# Hostile MADs to QP1, built with cm/mad.h's packers (libemucm).
+tests_unit_test_ibcm_LDADD = libtestlib.la librdmacm.la libibverbs.la \
+	libemucm.la $(CHECK_LIBS)
 # librdmacm's sources built in (a convenience copy, objects of its own) so
 # that -Wl,--wrap reaches their allocations; libibverbs stays the shared
 # one, its allocations untouched.
