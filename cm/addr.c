@@ -538,7 +538,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	memcpy(&ra->dst_storage, dst_addr, cm_addrlen(dst_addr));
 	err = resolve(c, dst_addr, have_rdv ? &rdv : NULL);
 	if (err) {
-		cma_post(c, RDMA_CM_EVENT_ADDR_ERROR, -err, NULL, 0);
+		if (!cma_post(c, RDMA_CM_EVENT_ADDR_ERROR, -err, NULL, 0))
+			goto enomem;
 		goto out;
 	}
 	/* The source: the port's address, or the loopback one dialled. */
@@ -559,10 +560,14 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	memcpy(&ra->addr.ibaddr.dgid, &c->path.dgid, 16);
 	ra->addr.ibaddr.pkey = htobe16(0xffff);
 	c->state = CMA_ADDR_RESOLVED;
-	cma_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
+	/* An event the program would wait for in vain: say so now. */
+	if (!cma_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0))
+		goto enomem;
 out:
 	cm_unlock();
 	return c->sync ? cma_sync_wait(c) : 0;
+enomem:
+	err = ENOMEM;
 refuse:
 	cm_unlock();
 	return cm_refuse(err, "rdma_resolve_addr: %s", strerror(err));
@@ -607,7 +612,11 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	}
 	cma_path_fill(c, &c->path.dgid);
 	c->state = CMA_ROUTE_RESOLVED;
-	cma_post(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
+	if (!cma_post(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0)) {
+		cm_unlock();
+		return cm_refuse(ENOMEM, "rdma_resolve_route: no memory for "
+				 "the event");
+	}
 	cm_unlock();
 	return c->sync ? cma_sync_wait(c) : 0;
 }

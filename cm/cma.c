@@ -173,7 +173,7 @@ int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 		return cm_refuse(ENOSYS, "rdma_set_option: no IB path "
 				 "records on RoCE");
 	if (level != RDMA_OPTION_ID)
-		return cm_refuse(EINVAL, "rdma_set_option: level %d", level);
+		return cm_refuse(ENOSYS, "rdma_set_option: level %d", level);
 	cm_lock();
 	switch (optname) {
 	case RDMA_OPTION_ID_TOS:

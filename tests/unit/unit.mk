@@ -33,7 +33,8 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
 
 # cm/: the CM MAD wire format (libemucm) and librdmacm's public API
-CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs
+CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs \
+	tests/unit/test_cm_api tests/unit/test_cm_alloc tests/unit/test_ibcm
 
 UNIT_TESTS = $(NET_UNIT_TESTS) $(CORE_UNIT_TESTS) $(FRONT_UNIT_TESTS) \
 	$(API_UNIT_TESTS) $(TOOLS_UNIT_TESTS) $(CM_UNIT_TESTS)
@@ -103,3 +104,18 @@ tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
 tests_unit_test_sysview_LDADD = $(CORE_LIBS) libnsview.la
 
 tests_unit_test_cm_stubs_LDADD = libtestlib.la librdmacm.la $(CHECK_LIBS)
+# The public API over the built librdmacm and libibverbs.
+tests_unit_test_cm_api_LDADD = libtestlib.la librdmacm.la libibverbs.la \
+	$(CHECK_LIBS)
+# Hostile MADs to QP1, built with cm/mad.h's packers (libemucm).
+tests_unit_test_ibcm_LDADD = libtestlib.la librdmacm.la libibverbs.la \
+	libemucm.la $(CHECK_LIBS)
+# librdmacm's sources built in (a convenience copy, objects of its own) so
+# that -Wl,--wrap reaches their allocations; libibverbs stays the shared
+# one, its allocations untouched.
+check_LTLIBRARIES += libtestrdmacm.la
+libtestrdmacm_la_SOURCES = $(librdmacm_la_SOURCES)
+libtestrdmacm_la_CFLAGS = $(AM_CFLAGS)
+libtestrdmacm_la_LIBADD = libibverbs.la libemucm.la libemuutil.la -lpthread
+tests_unit_test_cm_alloc_LDADD = libtestlib.la libtestrdmacm.la $(CHECK_LIBS)
+tests_unit_test_cm_alloc_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
