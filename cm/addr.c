@@ -281,11 +281,8 @@ int cma_bind(struct cma_id *c, const struct sockaddr *addr, bool claim)
 	} else if ((port = cm_addr_port(addr, &idx)) == NULL) {
 		if (!cm_addr_loopback(addr))
 			return host_has(addr) ? ENODEV : EADDRNOTAVAIL;
-		/* 127.0.0.1 and ::1 are the first port's, as in Linux. */
-		port = &cm_devs[0].ports[0];
-		if (port_gid(port, addr->sa_family, &idx,
-			     &c->path.sgid))
-			return EADDRNOTAVAIL;
+		/* 127.0.0.1 and ::1 bind no device, as the wildcard: Linux's
+		 * cma_any_addr() counts loopback addresses as "any". */
 	}
 	memcpy(&c->id.route.addr.src_storage, addr, cm_addrlen(addr));
 	err = claim_port(c, addr, cm_addr_port_num(addr), claim);
