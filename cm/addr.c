@@ -293,6 +293,8 @@ int cma_bind(struct cma_id *c, const struct sockaddr *addr, bool claim)
 	c->sgid_index = idx;
 	if (port) {
 		c->id.verbs = port->dev->ctx;
+		if (!c->id.pd)
+			c->id.pd = cm_dev_pd(port->dev);
 		c->id.port_num = port->num;
 		if (!cm_addr_loopback(addr))
 			cm_addr_to_gid(addr, &c->path.sgid);
@@ -520,6 +522,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		cm_addr_set_port_num(&ra->src_addr, sport);
 	}
 	id->verbs = c->port->dev->ctx;
+	if (!id->pd)
+		id->pd = cm_dev_pd(c->port->dev);
 	id->port_num = c->port->num;
 	memcpy(&ra->addr.ibaddr.sgid, &c->path.sgid, 16);
 	memcpy(&ra->addr.ibaddr.dgid, &c->path.dgid, 16);
