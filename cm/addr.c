@@ -281,11 +281,8 @@ int cma_bind(struct cma_id *c, const struct sockaddr *addr, bool claim)
 	} else if ((port = cm_addr_port(addr, &idx)) == NULL) {
 		if (!cm_addr_loopback(addr))
 			return host_has(addr) ? ENODEV : EADDRNOTAVAIL;
-		/* 127.0.0.1 and ::1 are the first port's, as in Linux. */
-		port = &cm_devs[0].ports[0];
-		if (port_gid(port, addr->sa_family, &idx,
-			     &c->path.sgid))
-			return EADDRNOTAVAIL;
+		/* 127.0.0.1 and ::1 bind no device, as the wildcard: Linux's
+		 * cma_any_addr() counts loopback addresses as "any". */
 	}
 	memcpy(&c->id.route.addr.src_storage, addr, cm_addrlen(addr));
 	err = claim_port(c, addr, cm_addr_port_num(addr), claim);
@@ -296,6 +293,8 @@ int cma_bind(struct cma_id *c, const struct sockaddr *addr, bool claim)
 	c->sgid_index = idx;
 	if (port) {
 		c->id.verbs = port->dev->ctx;
+		if (!c->id.pd)
+			c->id.pd = cm_dev_pd(port->dev);
 		c->id.port_num = port->num;
 		if (!cm_addr_loopback(addr))
 			cm_addr_to_gid(addr, &c->path.sgid);
@@ -555,6 +554,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		cm_addr_set_port_num(&ra->src_addr, sport);
 	}
 	id->verbs = c->port->dev->ctx;
+	if (!id->pd)
+		id->pd = cm_dev_pd(c->port->dev);
 	id->port_num = c->port->num;
 	memcpy(&ra->addr.ibaddr.sgid, &c->path.sgid, 16);
 	memcpy(&ra->addr.ibaddr.dgid, &c->path.dgid, 16);

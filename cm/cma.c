@@ -462,6 +462,13 @@ int rdma_establish(struct rdma_cm_id *id)
 		return cm_refuse(EINVAL, "rdma_establish: NULL id");
 	c = to_cma(id);
 	cm_lock();
+	if (c->cm.state == IBCM_REP_RCVD) {
+		int err = ibcm_send_rtu(c);
+
+		cm_unlock();
+		return err ? cm_refuse(err, "rdma_establish: RTU: %s",
+				       strerror(err)) : 0;
+	}
 	if (c->cm.state != IBCM_REP_SENT) {
 		cm_unlock();
 		return cm_refuse(EINVAL, "rdma_establish: no REP sent");

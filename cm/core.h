@@ -84,6 +84,9 @@ extern struct cm_dev *cm_devs;
 extern int cm_ndevs;
 
 struct cm_dev *cm_dev_of(struct ibv_context *ctx);
+/* The device's shared PD, made if need be (qp.c): an id on the device
+ * shows it in id->pd, as rdma-core's ucma_get_device() does. */
+struct ibv_pd *cm_dev_pd(struct cm_dev *d);
 /* QP1 of port, made if need be; 0 or an errno value. */
 int cm_gsi_up(struct cm_port *port);
 /* Send the MAD to QP1 at dgid from port's sgid_index; 0 or errno. */
@@ -126,6 +129,8 @@ enum ibcm_state {
 	IBCM_TIMEWAIT,
 	IBCM_SIDR_REQ_SENT,
 	IBCM_SIDR_REQ_RCVD,
+	IBCM_REP_RCVD,		/* active, no QP: the RTU waits for
+				 * rdma_establish */
 };
 
 enum cm_timer_kind {
@@ -248,6 +253,8 @@ int ibcm_send_rej(struct cma_id *c, int reason, const void *pdata,
 		  size_t len);
 int ibcm_send_dreq(struct cma_id *c);
 int ibcm_send_drep(struct cma_id *c);
+/* rdma_establish of an active id without a QP: the RTU held back. */
+int ibcm_send_rtu(struct cma_id *c);
 int ibcm_send_sidr_req(struct cma_id *c, const struct rdma_conn_param *p);
 int ibcm_send_sidr_rep(struct cma_id *c, int status,
 		       const struct rdma_conn_param *p);

@@ -330,6 +330,7 @@ void ibcm_destroy(struct cma_id *c)
 	}
 	case IBCM_REQ_RCVD:
 	case IBCM_REP_SENT:
+	case IBCM_REP_RCVD:
 		ibcm_send_rej(c, CM_REJ_CONSUMER, NULL, 0);
 		break;
 	case IBCM_ESTABLISHED:
@@ -483,6 +484,7 @@ static struct cma_id *child_of(struct cma_id *l, struct cm_port *port,
 	memcpy(&c->id.route.addr.addr.ibaddr.dgid, peer, 16);
 	c->id.route.addr.addr.ibaddr.pkey = htobe16(0xffff);
 	c->id.verbs = port->dev->ctx;
+	c->id.pd = cm_dev_pd(port->dev);
 	c->id.port_num = port->num;
 	c->state = CMA_CONNECT;
 	return c;
@@ -681,6 +683,14 @@ static void on_rep(struct cma_id *c, const uint8_t *m)
 	c->resp_res = (uint8_t)cm_rep_initiator_depth(m);
 	c->cm.rnr_retry = (uint8_t)cm_rep_rnr_retry_count(m);
 	pd = cm_pdata(m, &len);
+	if (!c->id.qp) {
+		/* As Linux: CONNECT_RESPONSE, and the RTU goes when the
+		 * program calls rdma_establish (UCX's rdmacm does). */
+		c->cm.state = IBCM_REP_RCVD;
+		memcpy(c->cm.mad, rtu, MAD_LEN);
+		cma_post(c, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, pd, len);
+		return;
+	}
 	err = cma_qp_rtr_rts(c, true);
 	if (err) {
 		ibcm_send_rej(c, CM_REJ_CONSUMER, NULL, 0);
@@ -694,6 +704,14 @@ static void on_rep(struct cma_id *c, const uint8_t *m)
 	send_mad(c, rtu);
 	cm_live_watch(&c->cm.dgid, &c->path.sgid);
 	cma_post(c, RDMA_CM_EVENT_ESTABLISHED, 0, pd, len);
+}
+
+int ibcm_send_rtu(struct cma_id *c)
+{
+	c->cm.state = IBCM_ESTABLISHED;
+	c->state = CMA_ESTABLISHED;
+	cm_live_watch(&c->cm.dgid, &c->path.sgid);
+	return send_mad(c, c->cm.mad);
 }
 
 static void on_rtu(struct cma_id *c, const uint8_t *m)

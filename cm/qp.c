@@ -169,6 +169,13 @@ fail:
 	return -1;
 }
 
+struct ibv_pd *cm_dev_pd(struct cm_dev *d)
+{
+	if (!d->pd)
+		d->pd = ibv_alloc_pd(d->ctx);
+	return d->pd;
+}
+
 static struct ibv_pd *default_pd(struct cma_id *c)
 {
 	struct cm_dev *d = c->port ? c->port->dev : NULL;

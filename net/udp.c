@@ -475,10 +475,7 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 			return fd;
 		u->tx_fd[i] = fd;
 	}
-	/* io_uring may be missing or forbidden (old kernels, seccomp in
-	 * containers): recvmmsg/sendmmsg then do the same job. */
-	if (mode == EMU_UDP_AUTO)
-		uring_open(u);
+	u->uring_wanted = mode == EMU_UDP_AUTO;
 	return 0;
 }
 
@@ -486,6 +483,14 @@ void emu_udp_start(struct emu_udp *u)
 {
 	struct io_uring_cqe *cqe;
 
+	/* The rings are made here, on the thread that drives them: the
+	 * kernel counts a ring's creator among its tasks and, while a
+	 * closed ring winds down, interrupts their blocking calls (EINTR
+	 * in the program's own epoll_wait if it made them). io_uring may
+	 * be missing or forbidden (old kernels, seccomp in containers):
+	 * recvmmsg/sendmmsg then do the same job. */
+	if (u->uring_wanted && !u->ur)
+		uring_open(u);
 	if (!u->ur)
 		return;
 	uring_arm(u);

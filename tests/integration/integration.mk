@@ -24,7 +24,8 @@ EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py \
 	tests/integration/mpi_pingpong.c
 
 # librdmacm: Debian's rdma_cm programs load ours (a list of its own too).
-CM_TESTS = tests/integration/rdmacm.sh
+CM_TESTS = tests/integration/rdmacm.sh tests/integration/fabric.sh \
+	tests/integration/ucx_rdmacm.sh
 TESTS += $(CM_TESTS)
 EXTRA_DIST += $(CM_TESTS)
 

@@ -1,0 +1,44 @@
+#!/bin/sh
+# UCX 1.13 over our librdmacm: UCX_SOCKADDR_TLS_PRIORITY=rdmacm, a client
+# connecting by address. ucx_perftest exchanges worker addresses over TCP
+# and never uses the sockaddr path; io_demo (ucx-utils) does: ucp_listener
+# on the server, ucp_ep_create by sockaddr on the client, through UCX's
+# rdmacm CM (its dummy UD QP on id->pd, CONNECT_RESPONSE, rdma_establish).
+. "$(dirname "$0")/lib.sh"
+need ucx_info io_demo ss
+
+unset UCX_TLS UCX_NET_DEVICES UCX_IB_GID_INDEX UCX_LOG_LEVEL
+"$EMU" run ucx_info -d >"$WORK/info" 2>&1
+expect "ucx_info: connection manager rdmacm" "$WORK/info" \
+	'# Connection manager: rdmacm'
+
+export UCX_SOCKADDR_TLS_PRIORITY=rdmacm UCX_NET_DEVICES=emu0:1
+export UCX_TLS=rc_verbs,ud_verbs:aux
+for addr in 127.0.0.1 emu0; do
+	next_port
+	dst=$addr
+	[ "$addr" = emu0 ] && dst=$("$EMU" devices | grep -o \
+		'127\.[0-9]*\.[0-9]*\.[0-9]*' | head -n 1)
+	[ -n "$dst" ] || dst=127.0.0.1
+	timeout 30 "$EMU" run io_demo -p "$PORT" -d 4096 \
+		>"$WORK/io.server" 2>&1 &
+	sp=$!
+	wait_listen "$PORT"
+	timeout 30 "$EMU" run io_demo -p "$PORT" -d 4096 -i 2000 "$dst" \
+		>"$WORK/io.client" 2>&1
+	crc=$?
+	kill "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	if [ $crc -eq 0 ] &&
+		grep -aq "Client exit with status 'OK'" "$WORK/io.client"; then
+		ok "io_demo over rdmacm to $addr"
+		grep -a 'write [0-9.]* MBs' "$WORK/io.client" | tail -n 1 |
+			sed 's/.*| write \([0-9.]*\) MBs.*/    write \1 MB\/s (io_demo, 4 KiB)/'
+	else
+		bad "io_demo over rdmacm to $addr: client exit $crc" \
+			"$WORK/io.client"
+	fi
+	reject "io_demo to $addr: no UCX error" "$WORK/io.client" \
+		'UCX +ERROR|Assertion'
+done
+finish
