@@ -98,16 +98,13 @@ cell() {
 		timeout $T $EMU_CM $_srv >"$_o.emu" 2>"$_o.emulog" &
 		_spid=$!
 		servers="$servers $_spid"
-		# Our listener holds the port's rendezvous, an abstract unix
-		# socket of the namespace.
+		# Our CM log says when the listener is up.
 		i=0
-		until ip netns exec "$NS" ss -Hxa |
-			grep -q "@emuverbs-rdma-cm/[0-9a-f]*/$_lp "; do
+		until grep -q "listens on port $_lp," "$_o.emulog"; do
 			i=$((i + 1))
 			[ $i -gt 100 ] && break
 			sleep 0.05
 		done
-		sleep 0.2
 		gx $((T + 10)) "timeout $T $_cli; echo exit \$?" >"$_o.rxe"
 		i=0
 		while kill -0 $_spid 2>/dev/null && [ $i -lt 50 ]; do
@@ -165,7 +162,7 @@ mads=$(wc -l <"$WORK/mads")
 echo "captured $mads CM MADs"
 # kind ATTR SRC: how many MADs of attribute ATTR came from SRC.
 kind() {
-	awk -v a="$1" -v s="$2" '$1 == s && strtonum($2) == a { n++ }
+	awk -v a="$1" -v s="$2" '$1 == s && tolower($2) == sprintf("0x%04x", a) { n++ }
 		END { print n + 0 }' "$WORK/mads"
 }
 for who in emuverbs rxe0; do
@@ -184,16 +181,33 @@ n() {
 		'{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'
 }
 for k in REQ REP RTU DREQ DREP SIDR_REQ SIDR_REP; do
+	_w="both sides sent $k ($(n $k emuverbs) from emuverbs,"
+	_w="$_w $(n $k rxe0) from rxe0)"
 	if [ "$(n $k emuverbs)" -gt 0 ] && [ "$(n $k rxe0)" -gt 0 ]; then
-		ok "both sides sent $k ($(n $k emuverbs) from emuverbs, $(n $k rxe0) from rxe0)"
+		ok "$_w"
 	else
-		bad "both sides sent $k ($(n $k emuverbs) from emuverbs, $(n $k rxe0) from rxe0)"
+		bad "$_w"
 	fi
+done
+# Each request was answered once, by the other side: a resent or an
+# unanswered MAD shows as a difference.
+for pair in REQ:REP REP:RTU DREQ:DREP SIDR_REQ:SIDR_REP; do
+	q=${pair%:*} a=${pair#*:}
+	for who in emuverbs:rxe0 rxe0:emuverbs; do
+		_f=${who%:*} _t=${who#*:}
+		_w="each $q from $_f has its $a from $_t"
+		if [ "$(n "$q" "$_f")" -eq "$(n "$a" "$_t")" ]; then
+			ok "$_w ($(n "$q" "$_f"))"
+		else
+			bad "$_w ($(n "$q" "$_f") and $(n "$a" "$_t"))"
+		fi
+	done
 done
 if [ "$(n REJ emuverbs)" -eq 0 ] && [ "$(n REJ rxe0)" -eq 0 ]; then
 	ok "no REJ either way"
 else
-	bad "no REJ either way ($(n REJ emuverbs) from emuverbs, $(n REJ rxe0) from rxe0)"
+	bad "no REJ either way ($(n REJ emuverbs) from emuverbs, $(n REJ rxe0)\
+ from rxe0)"
 fi
 
 # rping's and the others' payloads are no RPC-over-RDMA (see rxe.sh).
@@ -206,7 +220,8 @@ roce=$(tsh -Y 'infiniband' | wc -l)
 if [ "$total" -gt 0 ] && [ "$roce" -eq "$total" ]; then
 	ok "tshark decodes every packet as RoCEv2 ($total)"
 else
-	bad "tshark decodes every packet as RoCEv2 ($roce of $total)" "$WORK/tshark.err"
+	bad "tshark decodes every packet as RoCEv2 ($roce of $total)" \
+		"$WORK/tshark.err"
 fi
 if tsh -Y _ws.malformed >"$WORK/malformed"; then
 	reject "tshark: no malformed packet" "$WORK/malformed" '.'
