@@ -191,7 +191,7 @@ for k in REQ REP RTU DREQ DREP SIDR_REQ SIDR_REP; do
 done
 # Each request was answered once, by the other side: a resent or an
 # unanswered MAD shows as a difference.
-for pair in REQ:REP REP:RTU DREQ:DREP SIDR_REQ:SIDR_REP; do
+for pair in REQ:REP REP:RTU SIDR_REQ:SIDR_REP; do
 	q=${pair%:*} a=${pair#*:}
 	for who in emuverbs:rxe0 rxe0:emuverbs; do
 		_f=${who%:*} _t=${who#*:}
@@ -203,6 +203,41 @@ for pair in REQ:REP REP:RTU DREQ:DREP SIDR_REQ:SIDR_REP; do
 		fi
 	done
 done
+# rping's and the others' payloads are no RPC-over-RDMA (see rxe.sh).
+# A DREQ is answered by a DREP, or crossed by the peer's own DREQ for the
+# connection: Linux's cm_dreq_handler() then takes ours in DREQ_SENT,
+# our DREP to its DREQ puts it in timewait, and it sends no DREP.
+tsh() {
+	tshark --disable-heuristic rpcrdma_infiniband -r "$cap" "$@" \
+		2>"$WORK/tshark.err"
+}
+tsh -Y 'infiniband.mad.attributeid == 0x0015 ||
+	infiniband.mad.attributeid == 0x0016' -T fields -e ip.src \
+	-e infiniband.mad.attributeid -e infiniband.cm.dreq.localcommid \
+	-e infiniband.cm.dreq.remotecommid -e infiniband.cm.drsp.remotecommid \
+	>"$WORK/disc"
+for src in "$HOST_IP" "$GUEST_IP"; do
+	[ "$src" = "$HOST_IP" ] && who=emuverbs || who=rxe0
+	awk -F '\t' -v s="$src" '$1 != s && $2 == "0x0016" { drep[$5] = 1 }
+		$1 != s && $2 == "0x0015" { dreq[$4] = 1 }
+		$1 == s && $2 == "0x0015" && !seen[$3]++ { mine[$3] = 1 }
+		END {
+			for (c in mine) {
+				n++
+				if (c in drep) a++
+				else if (c in dreq) x++
+			}
+			print n + 0, a + 0, x + 0
+		}' "$WORK/disc" >"$WORK/disc.$who"
+	read -r dn da dx <"$WORK/disc.$who"
+	_w="each DREQ from $who is answered: $dn connections, $da DREPs,"
+	_w="$_w $dx crossed by the peer's DREQ"
+	if [ "$dn" -gt 0 ] && [ $((da + dx)) -eq "$dn" ]; then
+		ok "$_w"
+	else
+		bad "$_w" "$WORK/disc"
+	fi
+done
 if [ "$(n REJ emuverbs)" -eq 0 ] && [ "$(n REJ rxe0)" -eq 0 ]; then
 	ok "no REJ either way"
 else
@@ -210,11 +245,6 @@ else
  from rxe0)"
 fi
 
-# rping's and the others' payloads are no RPC-over-RDMA (see rxe.sh).
-tsh() {
-	tshark --disable-heuristic rpcrdma_infiniband -r "$cap" "$@" \
-		2>"$WORK/tshark.err"
-}
 total=$(tsh -Y 'udp.dstport == 4791' | wc -l)
 roce=$(tsh -Y 'infiniband' | wc -l)
 if [ "$total" -gt 0 ] && [ "$roce" -eq "$total" ]; then
