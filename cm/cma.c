@@ -360,6 +360,14 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		err = EINVAL;
 		goto out;
 	} else {
+		struct cm_dev *d = c->port->dev;
+
+		/* As rdma-core's rdma_accept(): what the requester offered,
+		 * but no more than this device has (rxe offers 128). */
+		if (c->resp_res > d->max_resp_res)
+			c->resp_res = d->max_resp_res;
+		if (c->init_depth > d->max_init_depth)
+			c->init_depth = d->max_init_depth;
 		conn_param = &none;
 		none.rnr_retry_count = c->cm.rnr_retry;
 	}

@@ -144,7 +144,7 @@ struct ibcm {
 	uint32_t local_id, remote_id;
 	uint64_t remote_guid;
 	uint32_t remote_qpn, remote_qkey;
-	uint32_t local_psn, remote_psn;
+	uint32_t local_psn, remote_psn;	/* ours: we receive at it */
 	uint8_t resp_res, init_depth;	/* what this side's QP gets */
 	uint8_t retry_count, rnr_retry, flow_control, srq;
 	uint8_t ack_timeout;		/* the QP's local ACK timeout code */

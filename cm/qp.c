@@ -40,7 +40,12 @@ static int init_attr(struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 			return 0;
 		a->path_mtu = c->cm.mtu ? c->cm.mtu : c->port->mtu;
 		a->dest_qp_num = c->cm.remote_qpn;
-		a->rq_psn = c->cm.remote_psn;
+		/* The Starting PSN a side puts in its REQ or REP is the
+		 * PSN it will receive at, Linux's cm.c: ib_send_cm_req()
+		 * and ib_send_cm_rep() keep it as their rq_psn,
+		 * cm_req_handler() and cm_rep_handler() take the peer's as
+		 * their sq_psn. */
+		a->rq_psn = c->cm.local_psn;
 		memset(&a->ah_attr, 0, sizeof(a->ah_attr));
 		a->ah_attr.is_global = 1;
 		a->ah_attr.grh.dgid = c->path.dgid;
@@ -59,7 +64,7 @@ static int init_attr(struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 		}
 		return 0;
 	case IBV_QPS_RTS:
-		a->sq_psn = ud ? 0 : c->cm.local_psn;
+		a->sq_psn = ud ? 0 : c->cm.remote_psn;
 		*mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 		if (ud || uc)
 			return 0;

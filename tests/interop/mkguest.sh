@@ -24,12 +24,16 @@ flock 9
 # module depends on it: rdma_rxe asks the crypto API for a "crc32" shash
 # (its ICRC) when a device is created, and the kernel finds the provider
 # of that name only through module aliases and a modprobe helper, which
-# this guest does not have; without it `rdma link add` fails.
-MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe"
+# this guest does not have; without it `rdma link add` fails. rdma_ucm is
+# /dev/infiniband/rdma_cm, librdmacm's way to the kernel's RDMA CM (it
+# brings rdma_cm and ib_cm, the IBTA CM on QP1, with it).
+MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe rdma_ucm"
 PROGRAMS="/usr/bin/rdma /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong \
-/usr/bin/ibv_uc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong"
+/usr/bin/ibv_uc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong \
+/usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/rdma_server \
+/usr/bin/rdma_client"
 for p in /bin/busybox $PROGRAMS /etc/libibverbs.d/rxe.driver; do
-	[ -e "$p" ] || cannot "$p is missing (busybox-static, iproute2, ibverbs-utils, ibverbs-providers)"
+	[ -e "$p" ] || cannot "$p is missing (busybox-static, iproute2, ibverbs-utils, ibverbs-providers, rdmacm-utils)"
 done
 # The guest has no libraries but those put_elf copies below: busybox must
 # be the static one.
@@ -103,7 +107,7 @@ stamp=$( {
 	cat "$0" "$here/guest-init.sh" "$here/guest-agent.sh"
 	echo "$kver"
 	dpkg-query -W busybox-static libc6 libibverbs1 ibverbs-providers \
-		ibverbs-utils iproute2 2>/dev/null
+		ibverbs-utils iproute2 librdmacm1 rdmacm-utils 2>/dev/null
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$cache/initramfs.gz" ] &&
 	[ "$(cat "$cache/initramfs.stamp" 2>/dev/null)" = "$stamp" ]; then
