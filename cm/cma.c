@@ -311,8 +311,10 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		goto out;
 	}
 	if (!conn_param) {
+		/* As rdma-core: as many as the device allows. */
 		conn_param = &none;
-		c->resp_res = c->init_depth = 0;
+		c->resp_res = c->port->dev->max_resp_res;
+		c->init_depth = c->port->dev->max_init_depth;
 	}
 	err = cm_gsi_up(c->port);
 	if (!err)
