@@ -104,55 +104,37 @@ bool cm_addr_loopback(const struct sockaddr *a)
 
 struct cm_port *cm_addr_port(const struct sockaddr *a, int *gid_index)
 {
-	struct ibv_gid_entry ge;
-	union ibv_gid want;
+	union ibv_gid want, g;
 	int d, p, i;
 
 	cm_addr_to_gid(a, &want);
-	for (d = 0; d < cm_ndevs; d++) {
-		for (p = 0; p < cm_devs[d].nports; p++) {
-			for (i = 0; i < 256; i++) {
-				if (ibv_query_gid_ex(cm_devs[d].ctx,
-						     (uint32_t)p + 1,
-						     (uint32_t)i, &ge, 0)) {
-					if (errno == ENODATA)
-						continue;
-					break;
+	for (d = 0; d < cm_ndevs; d++)
+		for (p = 0; p < cm_devs[d].nports; p++)
+			for (i = 0; !cm_gid_next(&cm_devs[d].ports[p], &i, &g);
+			     i++)
+				if (!memcmp(&g, &want, sizeof(want))) {
+					*gid_index = i;
+					return &cm_devs[d].ports[p];
 				}
-				if (ge.gid_type != IBV_GID_TYPE_ROCE_V2 ||
-				    memcmp(&ge.gid, &want, sizeof(want)))
-					continue;
-				*gid_index = i;
-				return &cm_devs[d].ports[p];
-			}
-		}
-	}
 	return NULL;
 }
 
-/* The first RoCEv2 GID of port of the given family (v4-mapped or not). */
+/* The first RoCEv2 GID of port of the given family (v4-mapped or not),
+ * else its first RoCEv2 GID. 0, or ENODATA when it has none. */
 static int port_gid(struct cm_port *port, int family, int *index,
 		    union ibv_gid *gid)
 {
-	struct ibv_gid_entry ge;
+	union ibv_gid g;
 	int i, any = -1;
 
-	for (i = 0; i < 256; i++) {
-		if (ibv_query_gid_ex(port->dev->ctx, port->num, (uint32_t)i,
-				     &ge, 0)) {
-			if (errno == ENODATA)
-				continue;
-			break;
-		}
-		if (ge.gid_type != IBV_GID_TYPE_ROCE_V2)
-			continue;
+	for (i = 0; !cm_gid_next(port, &i, &g); i++) {
 		if (any < 0) {
 			any = i;
-			memcpy(gid, &ge.gid, sizeof(*gid));
+			*gid = g;
 		}
-		if (gid_is_v4((union ibv_gid *)&ge.gid) == (family == AF_INET)) {
+		if (gid_is_v4(&g) == (family == AF_INET)) {
 			*index = i;
-			memcpy(gid, &ge.gid, sizeof(*gid));
+			*gid = g;
 			return 0;
 		}
 	}

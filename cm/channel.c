@@ -58,6 +58,22 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 	return &ch->pub;
 }
 
+void cm_channel_release(struct cm_channel *ch)
+{
+	uint64_t n = (uint64_t)ch->readers;
+
+	if (!ch->readers) {
+		cm_channel_free(ch);
+		return;
+	}
+	/* Wake them: rping's event thread still waits when main destroys
+	 * the channel, and must not find it freed. */
+	ch->dead = true;
+	if (write(ch->pub.fd, &n, sizeof(n)) < 0)
+		cm_log("rdma_destroy_event_channel: wake: %s",
+		       strerror(errno));
+}
+
 void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cm_channel *ch;
@@ -73,8 +89,8 @@ void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		cm_unlock();
 		return;
 	}
+	cm_channel_release(ch);
 	cm_unlock();
-	cm_channel_free(ch);
 }
 
 struct cm_event *cma_post(struct cma_id *id, enum rdma_cm_event_type type,
@@ -166,13 +182,37 @@ int rdma_get_cm_event(struct rdma_event_channel *channel,
 	if (!channel || !event)
 		return cm_refuse(EINVAL, "rdma_get_cm_event: NULL argument");
 	ch = container_of(channel, struct cm_channel, pub);
+	cm_lock();
+	ch->readers++;
+	cm_unlock();
 	for (;;) {
-		if (read(channel->fd, &v, sizeof(v)) != sizeof(v))
-			return -1; /* errno from read: EAGAIN, EINTR */
+		ssize_t n = read(ch->pub.fd, &v, sizeof(v));
+		int err = errno;
+
 		cm_lock();
+		if (ch->dead) {
+			/* Destroyed while we waited. With rdma-core this
+			 * thread would stay in the kernel's read for good
+			 * (programs such as rping rely on it and exit 0):
+			 * let go of the channel and wait for the exit too. */
+			if (!--ch->readers)
+				cm_channel_free(ch);
+			cm_unlock();
+			cm_log("rdma_get_cm_event: the channel was destroyed "
+			       "under a waiting thread; it waits for good");
+			for (;;)
+				pause(); /* a cancellation point */
+		}
+		if (n != (ssize_t)sizeof(v)) {
+			ch->readers--;
+			cm_unlock();
+			return cm_err(err); /* EAGAIN, EINTR */
+		}
 		e = pop(ch);
-		if (e)
+		if (e) {
 			deliver(e);
+			ch->readers--;
+		}
 		cm_unlock();
 		/* A destroyed id's events were dropped: read on. */
 		if (e)
@@ -242,7 +282,7 @@ int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 	struct cm_channel *to, *from;
 	struct cma_id *c;
 	struct cm_event **pp, *e, *moved = NULL, **mt = &moved;
-	uint64_t v, one = 1;
+	uint64_t one = 1;
 
 	if (!id)
 		return cm_refuse(EINVAL, "rdma_migrate_id: NULL id");
@@ -263,8 +303,9 @@ int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 			e->next = NULL;
 			*mt = e;
 			mt = &e->next;
-			if (read(from->pub.fd, &v, sizeof(v)) < 0)
-				cm_log("rdma_migrate_id: channel count");
+			/* Its count stays behind: a reader that takes it finds
+			 * nothing and reads on (reading here could block
+			 * under the lock). */
 			continue;
 		}
 		pp = &e->next;
@@ -282,9 +323,9 @@ int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 	id->channel = &to->pub;
 	to->refs++;
 	from->refs--;
-	cm_unlock();
 	if (c->sync && !from->refs)
-		cm_channel_free(from);
+		cm_channel_release(from);
+	cm_unlock();
 	c->sync = channel == NULL;
 	return 0;
 }

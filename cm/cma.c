@@ -155,9 +155,9 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 	ch = c->chan;
 	sync = c->sync;
 	cma_free(c);
-	cm_unlock();
 	if (sync && !ch->refs)
-		cm_channel_free(ch);
+		cm_channel_release(ch);
+	cm_unlock();
 	return 0;
 }
 

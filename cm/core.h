@@ -55,6 +55,7 @@ struct cm_port {
 	uint8_t num;
 	enum ibv_mtu mtu;		/* active MTU */
 	uint8_t rate;			/* IBTA rate code */
+	int gid_tbl_len;
 	/* QP1, made the first time the port is used. */
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *cc;
@@ -87,6 +88,11 @@ struct cm_dev *cm_dev_of(struct ibv_context *ctx);
 /* The device's shared PD, made if need be (qp.c): an id on the device
  * shows it in id->pd, as rdma-core's ucma_get_device() does. */
 struct ibv_pd *cm_dev_pd(struct cm_dev *d);
+/*
+ * The next RoCEv2 GID of port at index *i or after: 0 with *i and gid set,
+ * or -1 when there is none. Start with *i = 0, then ++*i between calls.
+ */
+int cm_gid_next(const struct cm_port *port, int *i, union ibv_gid *gid);
 /* QP1 of port, made if need be; 0 or an errno value. */
 int cm_gsi_up(struct cm_port *port);
 /* Send the MAD to QP1 at dgid from port's sgid_index; 0 or errno. */
@@ -106,10 +112,18 @@ struct cm_channel {
 	struct rdma_event_channel pub;	/* pub.fd: an eventfd semaphore */
 	struct cm_event *head, **tail;
 	int refs;			/* ids on it */
+	int readers;			/* threads in rdma_get_cm_event */
+	bool dead;			/* destroyed: the last reader frees */
 };
 
 struct cm_channel *cm_channel_new(void);
 void cm_channel_free(struct cm_channel *ch);
+/*
+ * Under the lock: the channel goes, now or, if a thread is still inside
+ * rdma_get_cm_event on it, when that thread wakes (it then waits for
+ * good, as it would in rdma-core's kernel read).
+ */
+void cm_channel_release(struct cm_channel *ch);
 /* Queue an event for id on id's channel and make the fd readable. */
 struct cm_event *cma_post(struct cma_id *id, enum rdma_cm_event_type type,
 			  int status, const void *pdata, size_t len);

@@ -62,9 +62,11 @@ static int dev_open(struct cm_dev *d, struct ibv_device *ibdev)
 		d->ports[i].num = (uint8_t)(i + 1);
 		d->ports[i].mtu = IBV_MTU_1024;
 		d->ports[i].rate = IBV_RATE_10_GBPS;
+		d->ports[i].gid_tbl_len = 1;
 		if (!ibv_query_port(d->ctx, (uint8_t)(i + 1), &pa)) {
 			d->ports[i].mtu = pa.active_mtu;
 			d->ports[i].rate = port_rate(&pa);
+			d->ports[i].gid_tbl_len = pa.gid_tbl_len;
 		}
 	}
 	return 0;
@@ -117,6 +119,22 @@ struct cm_dev *cm_dev_of(struct ibv_context *ctx)
 		    (ctx && cm_devs[i].ctx->device == ctx->device))
 			return &cm_devs[i];
 	return NULL;
+}
+
+int cm_gid_next(const struct cm_port *port, int *i, union ibv_gid *gid)
+{
+	struct ibv_gid_entry ge;
+
+	for (; *i < port->gid_tbl_len; ++*i) {
+		/* ENODATA: an empty slot; the table goes on after it. */
+		if (ibv_query_gid_ex(port->dev->ctx, port->num, (uint32_t)*i,
+				     &ge, 0) ||
+		    ge.gid_type != IBV_GID_TYPE_ROCE_V2)
+			continue;
+		memcpy(gid, &ge.gid, sizeof(*gid));
+		return 0;
+	}
+	return -1;
 }
 
 static int post_recv(struct cm_port *p, unsigned int i)

@@ -785,8 +785,9 @@ static void on_dreq(struct cma_id *c, const uint8_t *m)
 	}
 }
 
-static void on_drep(struct cma_id *c)
+static void on_drep(struct cma_id *c, const uint8_t *m)
 {
+	(void)m;
 	if (c->cm.state != IBCM_DREQ_SENT)
 		return;
 	enter_timewait(c);
@@ -827,14 +828,38 @@ static void on_sidr_rep(struct cma_id *c, const uint8_t *m)
 	ud->ah_attr.port_num = c->port->num;
 }
 
+/*
+ * What an answer to one of our messages does: which field names our
+ * connection (its comm ID, or the SIDR request ID) and what handles it.
+ * The peer's own comm ID must match too where the message carries it.
+ */
+static const struct cm_answer {
+	uint16_t attr;
+	uint32_t (*ours)(const void *mad);
+	uint32_t (*theirs)(const void *mad);	/* NULL: not checked */
+	void (*handle)(struct cma_id *c, const uint8_t *mad);
+} answers[] = {
+	{ CM_ATTR_MRA, cm_mra_remote_comm_id, NULL, on_mra },
+	{ CM_ATTR_REJ, cm_rej_remote_comm_id, NULL, on_rej },
+	{ CM_ATTR_REP, cm_rep_remote_comm_id, NULL, on_rep },
+	{ CM_ATTR_RTU, cm_rtu_remote_comm_id, cm_rtu_local_comm_id, on_rtu },
+	{ CM_ATTR_DREQ, cm_dreq_remote_comm_id, cm_dreq_local_comm_id,
+	  on_dreq },
+	{ CM_ATTR_DREP, cm_drep_remote_comm_id, cm_drep_local_comm_id,
+	  on_drep },
+	{ CM_ATTR_SIDR_REP, cm_sidr_rep_request_id, NULL, on_sidr_rep },
+};
+
 void ibcm_recv(struct cm_port *port, const uint8_t *grh, const uint8_t *buf,
 	       size_t len)
 {
+	const struct cm_answer *a = NULL;
 	union ibv_gid sgid, dgid;
 	enum cm_mad_err err;
 	struct cm_mad m;
 	struct cma_id *c;
 	uint8_t drep[MAD_LEN];
+	size_t i;
 
 	err = cm_mad_parse(&m, buf, len);
 	if (err != CM_MAD_OK) {
@@ -849,66 +874,40 @@ void ibcm_recv(struct cm_port *port, const uint8_t *grh, const uint8_t *buf,
 		cm_log("received %s", line);
 	}
 	grh_gids(grh, &sgid, &dgid);
-	switch (m.attr_id) {
-	case CM_ATTR_REQ:
+	if (m.attr_id == CM_ATTR_REQ) {
 		on_req(port, &sgid, &dgid, buf);
 		return;
-	case CM_ATTR_SIDR_REQ:
+	}
+	if (m.attr_id == CM_ATTR_SIDR_REQ) {
 		on_sidr_req(port, &sgid, &dgid, buf);
 		return;
-	case CM_ATTR_SIDR_REP:
-		c = by_local_id(cm_sidr_rep_request_id(buf));
-		if (c)
-			on_sidr_rep(c, buf);
-		break;
-	case CM_ATTR_REP:
-		c = by_local_id(cm_rep_remote_comm_id(buf));
-		if (c)
-			on_rep(c, buf);
-		break;
-	case CM_ATTR_RTU:
-		c = by_local_id(cm_rtu_remote_comm_id(buf));
-		if (c)
-			on_rtu(c, buf);
-		break;
-	case CM_ATTR_REJ:
-		c = by_local_id(cm_rej_remote_comm_id(buf));
-		if (c)
-			on_rej(c, buf);
-		break;
-	case CM_ATTR_MRA:
-		c = by_local_id(cm_mra_remote_comm_id(buf));
-		if (c)
-			on_mra(c, buf);
-		break;
-	case CM_ATTR_DREQ:
-		c = by_local_id(cm_dreq_remote_comm_id(buf));
-		if (c && c->cm.remote_id == cm_dreq_local_comm_id(buf)) {
-			on_dreq(c, buf);
-			break;
-		}
-		/* Nothing of ours: answer, so that it stops resending. */
-		fill_drep(drep, cm_dreq_remote_comm_id(buf),
-			  cm_dreq_local_comm_id(buf));
-		answer(port, &sgid, &dgid, drep);
-		return;
-	case CM_ATTR_DREP:
-		c = by_local_id(cm_drep_remote_comm_id(buf));
-		if (c)
-			on_drep(c);
-		break;
-	default:
-		c = NULL;
+	}
+	for (i = 0; i < sizeof(answers) / sizeof(answers[0]); i++)
+		if (answers[i].attr == m.attr_id)
+			a = &answers[i];
+	if (!a) {
 		port->dropped++;
 		cm_log("%s on QP1 not handled: dropped",
 		       cm_attr_name(m.attr_id));
 		return;
 	}
-	if (!c) {
-		port->dropped++;
-		cm_log("%s names no connection of ours: dropped",
-		       cm_attr_name(m.attr_id));
+	c = by_local_id(a->ours(buf));
+	if (c && a->theirs && c->cm.remote_id != a->theirs(buf))
+		c = NULL;
+	if (c) {
+		a->handle(c, buf);
+		return;
 	}
+	if (m.attr_id == CM_ATTR_DREQ) {
+		/* Nothing of ours: answer, so that it stops resending. */
+		fill_drep(drep, cm_dreq_remote_comm_id(buf),
+			  cm_dreq_local_comm_id(buf));
+		answer(port, &sgid, &dgid, drep);
+		return;
+	}
+	port->dropped++;
+	cm_log("%s names no connection of ours: dropped",
+	       cm_attr_name(m.attr_id));
 }
 
 void ibcm_peer_gone(const union ibv_gid *dgid)

@@ -132,30 +132,21 @@ void cm_live_watch(const union ibv_gid *dgid, const union ibv_gid *sgid)
 /* Under the lock, on the first start of the CM thread. */
 int cm_live_listen(void)
 {
-	struct ibv_gid_entry ge;
 	struct sockaddr_un un;
+	union ibv_gid g;
 	socklen_t len;
 	int d, p, i, fd, made = 0;
 
 	for (d = 0; d < cm_ndevs; d++)
 		for (p = 0; p < cm_devs[d].nports; p++)
-			for (i = 0; i < 256; i++) {
-				if (ibv_query_gid_ex(cm_devs[d].ctx,
-						     (uint32_t)p + 1,
-						     (uint32_t)i, &ge, 0)) {
-					if (errno == ENODATA)
-						continue;
-					break;
-				}
-				if (ge.gid_type != IBV_GID_TYPE_ROCE_V2)
-					continue;
+			for (i = 0; !cm_gid_next(&cm_devs[d].ports[p], &i, &g);
+			     i++) {
 				fd = socket(AF_UNIX, SOCK_SEQPACKET |
 						     SOCK_CLOEXEC |
 						     SOCK_NONBLOCK, 0);
 				if (fd < 0)
 					return -1;
-				len = live_name(&un,
-						(union ibv_gid *)&ge.gid);
+				len = live_name(&un, &g);
 				if (bind(fd, (struct sockaddr *)&un, len) ||
 				    listen(fd, 64) ||
 				    cm_watch(fd, live_accept, NULL)) {
