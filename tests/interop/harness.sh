@@ -26,6 +26,13 @@ now() { date +%s.%N; }
 
 # The guest is kept between runs; CI may share one cache among its builds.
 cache=${INTEROP_CACHE:-$top_builddir/tests/interop/cache}
+# One interop script at a time (make check -j runs rxe.sh and rxe_cm.sh
+# together): they share the cache mkguest may be rebuilding, and two
+# guests without KVM on a small machine miss each other's timeouts. The
+# lock goes when the script exits.
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+flock 9
 sh "$here/mkguest.sh" "$cache" >"$WORK/mkguest.log" 2>&1
 rc=$?
 cat "$WORK/mkguest.log"
