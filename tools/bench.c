@@ -1,246 +1,179 @@
 /* emuverbs-bench: the emulated device against raw UDP on loopback, both
- * measured in the same run between the same two processes, as ratios. */
-#include <arpa/inet.h>
-#include <errno.h>
+ * measured between the same two processes in the same run, each figure
+ * repeated, with minimum and median and their ratios against the targets
+ * of the hot path (a table for people, --json for scripts). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
-#include "tools/twohost.h"
+#include "tools/bench.h"
 
-#define PING_SIZE 64
-#define MSG_SIZE 4096
-#define WINDOW 64		/* streamed messages in flight */
-#define CREDIT 16		/* UDP datagrams per returned credit */
-#define BUF_SIZE (WINDOW * MSG_SIZE)
+#define MAX_RUNS 50
 
-struct figures {
-	double rtt_us;		/* median round trip */
-	double mbps;		/* streamed payload, MB/s */
+enum better { LOWER, HIGHER };
+
+/* One line of the table: a figure of the raw run and of the emulated one
+ * (or, where raw is NULL, of two emulated ones), as offsets into a run. */
+struct row {
+	const char *name, *unit;
+	size_t raw, emu;	/* offsetof(struct bench_run, ...) */
+	int raw_emu;		/* 1: raw from the emulated runs too */
+	enum better better;
+	double target;		/* the ratio to meet */
 };
 
-static int pings = 2000;
-static int stream_msgs = 20000;
+#define F(m) offsetof(struct bench_run, m)
 
-static int cmp_double(const void *a, const void *b)
+static const struct row rows[] = {
+	{ "8 B RC SEND round trip, busy polling", "us", F(rtt_poll_us),
+	  F(rtt_poll_us), 0, LOWER, 1.3 },
+	{ "8 B RC SEND round trip, events", "us", F(rtt_event_us),
+	  F(rtt_event_us), 0, LOWER, 1.3 },
+	{ "8 B WRITE round trip, spinning (vs SEND polling)", "us",
+	  F(rtt_poll_us), F(rtt_spin_us), 1, LOWER, 2.0 },
+	{ "64 KiB WRITE goodput (raw: GSO+GRO)", "MB/s", F(write_mbps),
+	  F(write_mbps), 0, HIGHER, 0.7 },
+	{ "64 KiB READ goodput (raw: GSO+GRO)", "MB/s", F(read_mbps),
+	  F(read_mbps), 0, HIGHER, 0.6 },
+	{ "CPU per GB of WRITE, sender", "s", F(cpu_a_s_gb), F(cpu_a_s_gb),
+	  0, LOWER, 1.5 },
+	{ "CPU per GB of WRITE, target", "s", F(cpu_b_s_gb), F(cpu_b_s_gb),
+	  0, LOWER, 1.5 },
+	{ "CPU per 4 KiB WRITE, many QPs (vs 1 QP)", "us", F(cpu_1qp_us),
+	  F(cpu_nqp_us), 1, LOWER, 1.5 },
+};
+
+static double get(const struct bench_run *r, size_t off)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return *(const double *)((const char *)r + off);
 }
 
-static double median(double *v, int n)
+static int cmp_double(const void *x, const void *y)
 {
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The best run and the median of one figure over n runs: the best is the
+ * minimum of a time or a cost, the maximum of a goodput.
+ */
+static void best_med(const struct bench_run *runs, int n, size_t off,
+		     enum better b, double *best, double *med)
+{
+	double v[MAX_RUNS];
+	int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = get(&runs[i], off);
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
+	*best = b == LOWER ? v[0] : v[n - 1];
+	*med = v[n / 2];
 }
 
-/* ---- raw UDP ----------------------------------------------------------- */
-
-static int udp_socket(uint16_t *port)
+static void report(const struct bench_run *raw, const struct bench_run *emu,
+		   int n, const struct bench_sizes *z, int json)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int big = 8 << 20;
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	int errors = 0, i;
+	size_t k;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len))
-		return -1;
-	/* Room for the whole window, so no datagram of the stream is lost
-	 * (the FORCE variant passes rmem_max where we may). */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-	*port = ntohs(a.sin_port);
-	return fd;
+	for (i = 0; i < n; i++)
+		if (emu[i].scale_errors)
+			errors = emu[i].scale_errors;
+	if (json)
+		printf("{\"runs\": %d, \"scale_qps\": %d, \"scale_errors\": "
+		       "%d, \"figures\": [", n, z->scale_qps, errors);
+	else
+		printf("emuverbs bench: raw UDP against the emulated device "
+		       "(RC), two processes on\nloopback, %d runs each "
+		       "(best / median); ratios of medians; %d QPs at scale\n"
+		       "%-50s %17s %17s %7s %7s\n", n, z->scale_qps,
+		       "", "raw", "emulated", "ratio", "target");
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		const struct row *w = &rows[k];
+		const struct bench_run *rr = w->raw_emu ? emu : raw;
+		double rb, rm, eb, em, ratio;
+
+		best_med(rr, n, w->raw, w->better, &rb, &rm);
+		best_med(emu, n, w->emu, w->better, &eb, &em);
+		ratio = rm > 0 ? em / rm : 0;
+		if (json) {
+			printf("%s{\"name\": \"%s\", \"unit\": \"%s\", "
+			       "\"raw_best\": %.3f, \"raw_median\": %.3f, "
+			       "\"emu_best\": %.3f, \"emu_median\": %.3f, "
+			       "\"ratio\": %.3f, \"target\": \"%s%.1f\", "
+			       "\"met\": %s}", k ? ", " : "", w->name,
+			       w->unit, rb, rm, eb, em, ratio,
+			       w->better == LOWER ? "<=" : ">=", w->target,
+			       (w->better == LOWER ? ratio <= w->target :
+						     ratio >= w->target) ?
+				       "true" : "false");
+			continue;
+		}
+		printf("%-50s %7.1f/%7.1f %-1s %7.1f/%7.1f %6.2fx %s%.1fx\n",
+		       w->name, rb, rm, "", eb, em, ratio,
+		       w->better == LOWER ? "<=" : ">=", w->target);
+	}
+	if (json)
+		printf("]}\n");
+	else
+		printf("units: us, MB/s, CPU s (user + system, all threads); "
+		       "failed completions at scale: %d\n", errors);
 }
 
-static int udp_connect(int fd, uint16_t port)
+static int usage(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return connect(fd, (struct sockaddr *)&a, sizeof(a));
-}
-
-static int raw_udp(struct th_host *h, struct figures *f)
-{
-	static char msg[MSG_SIZE];
-	double *rtt = calloc((size_t)pings, sizeof(*rtt));
-	uint16_t mine, theirs;
-	double t0;
-	int fd, i, got;
-
-	fd = udp_socket(&mine);
-	if (!rtt || fd < 0 || th_send_msg(h, &mine, sizeof(mine)) ||
-	    th_recv_msg(h, &theirs, sizeof(theirs)) || udp_connect(fd, theirs))
-		return th_fail(h, "raw UDP setup: %s", strerror(errno));
-	for (i = 0; i < pings; i++) {
-		t0 = th_now_us();
-		if (h->is_a && send(fd, msg, PING_SIZE, 0) != PING_SIZE)
-			return th_fail(h, "UDP send: %s", strerror(errno));
-		if (recv(fd, msg, sizeof(msg), 0) != PING_SIZE)
-			return th_fail(h, "UDP recv: %s", strerror(errno));
-		if (!h->is_a && send(fd, msg, PING_SIZE, 0) != PING_SIZE)
-			return th_fail(h, "UDP send: %s", strerror(errno));
-		rtt[i] = th_now_us() - t0;
-	}
-	f->rtt_us = median(rtt, pings);
-	free(rtt);
-
-	/* The stream, with the same window the RDMA stream keeps in flight:
-	 * B returns a credit for every CREDIT datagrams, so the baseline is
-	 * what UDP carries without losing, not how fast a sender can drop. */
-	if (th_sync(h))
-		return -1;
-	{
-		struct timeval tv = { .tv_sec = 2 };
-
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	}
-	if (h->is_a) {
-		int out = 0;
-
-		t0 = th_now_us();
-		for (i = 0; i < stream_msgs; i++) {
-			while (out + CREDIT > WINDOW) {
-				if (recv(fd, msg, sizeof(msg), 0) != 1)
-					return th_fail(h, "UDP credit lost");
-				out -= CREDIT;
-			}
-			if (send(fd, msg, MSG_SIZE, 0) != MSG_SIZE)
-				return th_fail(h, "UDP stream: %s",
-					       strerror(errno));
-			out++;
-		}
-		/* The last credit says everything arrived. */
-		while (out > 0) {
-			if (recv(fd, msg, sizeof(msg), 0) != 1)
-				return th_fail(h, "UDP credit lost");
-			out -= CREDIT;
-		}
-		f->mbps = (double)stream_msgs * MSG_SIZE / (th_now_us() - t0);
-	} else {
-		for (got = 1; got <= stream_msgs; got++) {
-			if (recv(fd, msg, sizeof(msg), 0) != MSG_SIZE)
-				return th_fail(h, "UDP stream lost a datagram");
-			if (got % CREDIT == 0 || got == stream_msgs)
-				if (send(fd, msg, 1, 0) != 1)
-					return th_fail(h, "UDP credit: %s",
-						       strerror(errno));
-		}
-	}
-	close(fd);
-	return th_sync(h);
-}
-
-/* ---- the emulated device ----------------------------------------------- */
-
-static int emulated(struct th_host *h, struct figures *f)
-{
-	struct th_qp_opts o = {
-		.type = IBV_QPT_RC, .max_send_wr = WINDOW * 2,
-		.max_recv_wr = WINDOW * 2, .max_send_sge = 1,
-		.max_recv_sge = 1, .access = IBV_ACCESS_REMOTE_WRITE,
-	};
-	double *rtt = calloc((size_t)pings, sizeof(*rtt));
-	struct ibv_wc wc;
-	int i, out = 0;
-	double t0;
-
-	if (!rtt || th_open(h, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
-					   IBV_ACCESS_REMOTE_WRITE, WINDOW * 4) ||
-	    th_create_qp(h, &o) || th_exchange(h) || th_connect(h))
-		return -1;
-	/* The receive for each ping is posted before the peer may send it,
-	 * so no round trip pays for an RNR NAK. */
-	if (th_post_recv(h, MSG_SIZE, PING_SIZE) || th_sync(h))
-		return -1;
-	for (i = 0; i < pings; i++) {
-		t0 = th_now_us();
-		if (h->is_a && (th_post_send(h, IBV_WR_SEND, 0, PING_SIZE, 0) ||
-				th_wait_wc(h, &wc, TH_DEADLINE_MS)))
-			return -1;
-		if (th_wait_wc(h, &wc, TH_DEADLINE_MS) ||
-		    th_post_recv(h, MSG_SIZE, PING_SIZE))
-			return -1;
-		if (!h->is_a && (th_post_send(h, IBV_WR_SEND, 0, PING_SIZE, 0) ||
-				 th_wait_wc(h, &wc, TH_DEADLINE_MS)))
-			return -1;
-		rtt[i] = th_now_us() - t0;
-	}
-	f->rtt_us = median(rtt, pings);
-	free(rtt);
-
-	/* The stream: RDMA WRITEs with a window in flight; B stays idle, as
-	 * a one-sided target does. */
-	if (th_sync(h))
-		return -1;
-	if (h->is_a) {
-		t0 = th_now_us();
-		for (i = 0; i < stream_msgs; i++) {
-			uint64_t off = (uint64_t)(i % WINDOW) * MSG_SIZE;
-
-			if (out == WINDOW) {
-				if (th_wait_wc(h, &wc, TH_DEADLINE_MS))
-					return -1;
-				out--;
-			}
-			if (th_post_send(h, IBV_WR_RDMA_WRITE, off, MSG_SIZE,
-					 h->peer.addr + off))
-				return th_fail(h, "post RDMA WRITE");
-			out++;
-		}
-		while (out--)
-			if (th_wait_wc(h, &wc, TH_DEADLINE_MS))
-				return -1;
-		f->mbps = (double)stream_msgs * MSG_SIZE / (th_now_us() - t0);
-	}
-	if (th_sync(h))
-		return -1;
-	th_destroy_qp(h);
-	th_close(h);
-	return 0;
+	fprintf(stderr, "usage: emuverbs bench [--quick] [--json] "
+			"[--runs N] [--qps N]\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	struct figures udp = { 0 }, emu = { 0 };
+	struct bench_sizes z = { .pings = 2000, .bulk_msgs = 1000,
+				 .scale_qps = 1000, .scale_msgs = 16000 };
+	static struct bench_run raw[MAX_RUNS], emu[MAX_RUNS];
+	int runs = 5, json = 0, i, rc = 0;
 	struct th_host h;
-	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "--quick")) {
-		pings = 200;
-		stream_msgs = 2000;
-	} else if (argc > 1) {
-		fprintf(stderr, "usage: emuverbs bench [--quick]\n");
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			z = (struct bench_sizes){ .pings = 200,
+						  .bulk_msgs = 64,
+						  .scale_qps = 64,
+						  .scale_msgs = 1024 };
+			runs = 3;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+			runs = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--qps") && i + 1 < argc) {
+			z.scale_qps = atoi(argv[++i]);
+		} else {
+			return usage();
+		}
 	}
+	if (runs < 1 || runs > MAX_RUNS || z.scale_qps < 1 ||
+	    z.scale_qps > 4096)
+		return usage();
+	if (z.scale_msgs < z.scale_qps * 8)
+		z.scale_msgs = z.scale_qps * 8;
 	if (th_fork(&h))
 		return 1;
-	rc = raw_udp(&h, &udp);
-	if (!rc)
-		rc = emulated(&h, &emu);
+	/* Raw and emulated alternate, so that a slow moment of the machine
+	 * lands on both rather than on one. */
+	for (i = 0; i < runs && !rc; i++) {
+		rc = bench_udp(&h, &z, &raw[i]);
+		if (!rc)
+			rc = bench_emu(&h, &z, &emu[i]);
+	}
 	/* B exits inside th_join; A goes on with both results. */
 	rc = th_join(&h, rc);
 	if (rc) {
 		printf("bench FAILED\n");
 		return 1;
 	}
-	printf("emuverbs bench: raw UDP on loopback against the emulated "
-	       "device (RC),\nsame two processes, same run\n"
-	       "%-28s %12s %12s %9s\n"
-	       "%-28s %9.1f us %9.1f us %8.2fx\n"
-	       "%-28s %7.0f MB/s %7.0f MB/s %8.2fx\n",
-	       "", "raw UDP", "emulated", "ratio",
-	       "64 B round trip (median)", udp.rtt_us, emu.rtt_us,
-	       emu.rtt_us / udp.rtt_us, "4 KiB stream (WRITE vs UDP)",
-	       udp.mbps, emu.mbps, emu.mbps / udp.mbps);
+	report(raw, emu, runs, &z, json);
 	return 0;
 }

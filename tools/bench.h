@@ -1,0 +1,44 @@
+/* tools/bench.h: what the bench's parts share: the figures it measures,
+ * the sizes it measures them at, and the CPU accounting. */
+#ifndef EMUVERBS_BENCH_H
+#define EMUVERBS_BENCH_H
+
+#include "tools/twohost.h"
+
+#define BENCH_PING	8		/* bytes per round trip */
+#define BENCH_BULK	65536		/* bytes per bulk message */
+#define BENCH_BULK_WIN	16		/* bulk messages in flight */
+#define BENCH_SEG	4096		/* payload per packet: MTU 4096 */
+#define BENCH_SCALE_MSG	4096		/* bytes per message at scale */
+#define BENCH_SCALE_WIN	4		/* in flight per QP at scale */
+
+/* How much of each: the full run, or --quick for the test suite. */
+struct bench_sizes {
+	int pings;			/* round trips per figure */
+	int bulk_msgs;			/* 64 KiB messages per stream */
+	int scale_qps;			/* QPs of the scale figure */
+	int scale_msgs;			/* messages at either scale */
+};
+
+/* One run of each figure, as host A saw it. */
+struct bench_run {
+	double rtt_poll_us;		/* median, busy polling */
+	double rtt_event_us;		/* median, blocking / channel */
+	double rtt_spin_us;		/* median, WRITE spinning on memory */
+	double write_mbps, read_mbps;	/* goodput, MB/s (10^6) */
+	double cpu_a_s_gb, cpu_b_s_gb;	/* CPU seconds per GB each side */
+	double cpu_1qp_us, cpu_nqp_us;	/* CPU per message, both sides */
+	int scale_errors;		/* failed completions at scale */
+};
+
+/* This process's user + system CPU seconds so far, all threads. */
+double bench_cpu_s(void);
+/* A's CPU and B's (sent over) for a phase that began at a and b0. */
+int bench_cpu_both(struct th_host *h, double a0, double *a, double *b);
+
+int bench_udp(struct th_host *h, const struct bench_sizes *z,
+	      struct bench_run *r);
+int bench_emu(struct th_host *h, const struct bench_sizes *z,
+	      struct bench_run *r);
+
+#endif
