@@ -296,8 +296,11 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd ? pd : id->pd;
 	ret = rdma_create_qp_ex(id, &ex);
+	/* Only the capabilities go back, as in rdma-core: the CQs we made
+	 * are the id's, and a program that reuses its attributes for the
+	 * next id must not hand that id ours. */
 	if (!ret)
-		memcpy(qp_init_attr, &ex, sizeof(*qp_init_attr));
+		qp_init_attr->cap = ex.cap;
 	return ret;
 }
 
@@ -379,7 +382,7 @@ int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 	ex.pd = pd;
 	ret = rdma_create_srq_ex(id, &ex);
 	if (!ret)
-		memcpy(attr, &ex, sizeof(*attr));
+		attr->attr = ex.attr;
 	return ret;
 }
 
