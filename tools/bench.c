@@ -48,13 +48,6 @@ static double get(const struct bench_run *r, size_t off)
 	return *(const double *)((const char *)r + off);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /*
  * The best run and the median of one figure over n runs: the best is the
  * minimum of a time or a cost, the maximum of a goodput.
@@ -67,7 +60,7 @@ static void best_med(const struct bench_run *runs, int n, size_t off,
 
 	for (i = 0; i < n; i++)
 		v[i] = get(&runs[i], off);
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	qsort(v, (size_t)n, sizeof(*v), bench_cmp);
 	*best = b == LOWER ? v[0] : v[n - 1];
 	*med = v[n / 2];
 }

@@ -31,6 +31,10 @@ struct bench_run {
 	int scale_errors;		/* failed completions at scale */
 };
 
+/* qsort's comparison of doubles, and the median of v (which it sorts). */
+int bench_cmp(const void *x, const void *y);
+double bench_median(double *v, int n);
+
 /* This process's user + system CPU seconds so far, all threads. */
 double bench_cpu_s(void);
 /* A's CPU and B's (sent over) for a phase that began at a and b0. */

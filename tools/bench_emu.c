@@ -13,19 +13,6 @@
 
 #define BUF_SIZE ((size_t)BENCH_BULK * BENCH_BULK_WIN)
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
 static int rc_qp(struct th_host *h, uint32_t wr)
 {
 	struct th_qp_opts o = {
@@ -98,7 +85,7 @@ static int send_pings(struct th_host *h, int n, struct ibv_comp_channel *cc,
 	}
 #undef WAIT
 	if (!rc)
-		*out = median(rtt, n);
+		*out = bench_median(rtt, n);
 	free(rtt);
 	return rc ? -1 : th_sync(h);
 }
@@ -142,7 +129,7 @@ static int write_spin(struct th_host *h, int n, double *out)
 		rtt[i - 1] = th_now_us() - t0;
 	}
 	if (!rc)
-		*out = median(rtt, n);
+		*out = bench_median(rtt, n);
 	free(rtt);
 	return rc ? -1 : th_sync(h);
 }

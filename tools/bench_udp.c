@@ -2,7 +2,8 @@
  * against, between the same two processes on loopback: round trips with
  * busy-polling and with blocking sockets, and a 64 KiB stream with GSO
  * (UDP_SEGMENT, MTU-sized segments) and GRO, flow-controlled so that it
- * measures what UDP carries without loss. */
+ * measures what UDP carries without loss; and the helpers the bench's
+ * parts share (medians, CPU time). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -47,16 +48,16 @@ int bench_cpu_both(struct th_host *h, double a0, double *a, double *b)
 	return th_send_msg(h, &mine, sizeof(mine));
 }
 
-static int cmp_double(const void *x, const void *y)
+int bench_cmp(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
 
 	return a < b ? -1 : a > b;
 }
 
-static double median(double *v, int n)
+double bench_median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	qsort(v, (size_t)n, sizeof(*v), bench_cmp);
 	return v[n / 2];
 }
 
@@ -120,7 +121,7 @@ static int round_trips(struct th_host *h, int fd, int n, int spin,
 		}
 		rtt[i] = th_now_us() - t0;
 	}
-	*out = median(rtt, n);
+	*out = bench_median(rtt, n);
 	free(rtt);
 	return 0;
 }
