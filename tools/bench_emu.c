@@ -181,8 +181,8 @@ static int bulk(struct th_host *h, enum ibv_wr_opcode op, int msgs,
  * flight: CPU per message (both sides) and the failed completions, which
  * stop the figure (the QP is in error then).
  */
-static int scale(struct th_host *h, int nqp, int msgs, double *cpu_us,
-		 int *errors)
+static int scale(struct th_host *h, struct ibv_comp_channel *cc, int nqp,
+		 int msgs, double *cpu_us, int *errors)
 {
 	struct ibv_qp **qps = calloc((size_t)nqp, sizeof(*qps));
 	int *sent = calloc((size_t)nqp, sizeof(*sent));
@@ -232,6 +232,14 @@ static int scale(struct th_host *h, int nqp, int msgs, double *cpu_us,
 				}
 			}
 			n = ibv_poll_cq(h->cq, 32, wc);
+			/* Nothing done: sleep on the channel, so that the CPU
+			 * counted is work, not a spinning wait. */
+			if (n == 0) {
+				if (wait_event(h, cc, wc) && wc->status ==
+							  IBV_WC_SUCCESS)
+					break;
+				n = 1;
+			}
 			for (i = 0; i < n; i++) {
 				if (wc[i].status != IBV_WC_SUCCESS)
 					bad++;
@@ -251,6 +259,8 @@ destroy:
 	for (q = 0; q < nqp; q++)
 		if (qps[q])
 			ibv_destroy_qp(qps[q]);
+	while (ibv_poll_cq(h->cq, 32, wc) > 0)
+		;
 free:
 	free(qps);
 	free(sent);
@@ -294,10 +304,18 @@ int bench_emu(struct th_host *h, const struct bench_sizes *z,
 	ibv_destroy_comp_channel(cc);
 	h->cq = polled;
 
-	if (scale(h, 1, z->scale_msgs, &r->cpu_1qp_us, &r->scale_errors) ||
-	    scale(h, z->scale_qps, z->scale_msgs, &r->cpu_nqp_us,
+	/* At scale, on a CQ with a channel too: see scale(). */
+	polled = h->cq;
+	cc = ibv_create_comp_channel(h->ctx);
+	h->cq = cc ? ibv_create_cq(h->ctx, cqe, NULL, cc, 0) : NULL;
+	if (!h->cq ||
+	    scale(h, cc, 1, z->scale_msgs, &r->cpu_1qp_us, &r->scale_errors) ||
+	    scale(h, cc, z->scale_qps, z->scale_msgs, &r->cpu_nqp_us,
 		  &r->scale_errors))
 		return -1;
+	ibv_destroy_cq(h->cq);
+	ibv_destroy_comp_channel(cc);
+	h->cq = polled;
 	th_close(h);
 	return 0;
 }
