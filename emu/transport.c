@@ -161,13 +161,15 @@ static void do_stop(void *arg)
 		 * what caused them. */
 		if (tp->open)
 			emu_log(EMU_LOG_XPORT,
-				"%s/%u: tx %llu rx %llu retransmits %llu "
+				"%s/%u: tx %llu rx %llu tx dropped %llu "
+				"retransmits %llu "
 				"timeouts %llu naks sent %llu rcvd %llu "
 				"seq drops %llu dup %llu budget waits %llu",
 				dev->ibdev.name,
 				tp->port->num,
 				(unsigned long long)tp->udp.tx_packets,
 				(unsigned long long)tp->cnt.rx_packets,
+				(unsigned long long)tp->udp.tx_dropped,
 				(unsigned long long)tp->cnt.retransmits,
 				(unsigned long long)tp->cnt.timeouts,
 				(unsigned long long)tp->cnt.naks_sent,
