@@ -14,6 +14,14 @@
  * software peer on a busy machine misses it for scheduling reasons alone,
  * so shorter values are raised to 2^10. */
 #define COMP_MIN_TIMEOUT_EXP	10
+/* Each timeout in a row without progress doubles the wait, up to 2^this
+ * times the QP's timeout: a resend into a peer that is merely slow (its
+ * socket buffer full, its engine short of a core) then gives it time to
+ * drain instead of piling more on. Kept low because retry_cnt x timeout
+ * is also the time a dead peer takes to be declared dead, which programs
+ * size their own waits by: at 2x, at most 1 + 2 x retry_cnt timeouts. A
+ * sequence-error NAK resends at once and leaves the backoff alone. */
+#define COMP_MAX_BACKOFF	1
 
 static bool is_rd_atomic(uint32_t op)
 {
@@ -67,6 +75,8 @@ void emu_comp_arm(struct emu_qp *qp)
 		return;
 	if (exp < COMP_MIN_TIMEOUT_EXP)
 		exp = COMP_MIN_TIMEOUT_EXP;
+	exp += qp->comp.backoff < COMP_MAX_BACKOFF ? qp->comp.backoff :
+						     COMP_MAX_BACKOFF;
 	qp->comp.retry_timer.repeat = 4.096e-6 * (double)(1ull << exp);
 	ev_timer_again(loop, &qp->comp.retry_timer);
 }
@@ -77,6 +87,7 @@ static void progress(struct emu_qp *qp)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rewound = false;
+	qp->comp.backoff = 0;
 	ev_timer_stop(loop_of(qp), &qp->comp.retry_timer);
 	emu_comp_arm(qp);
 }
@@ -140,8 +151,12 @@ static void ack_upto(struct emu_qp *qp, uint32_t psn)
 	}
 	if (psn_before(qp->req.psn, qp->comp.psn))
 		emu_req_rewind(qp, qp->comp.psn);
-	if (moved)
+	if (moved) {
+		/* What is acknowledged is out of flight: its credits go
+		 * back to the port's budget. */
+		emu_budget_sync_qp(qp);
 		progress(qp);
+	}
 }
 
 static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
@@ -161,6 +176,7 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		fail(qp, IBV_WC_RETRY_EXC_ERR);
 	} else {
 		qp->comp.retry_left--;
+		qp->comp.backoff++;
 		qp->comp.rewound = false;
 		emu_req_rewind(qp, qp->comp.psn);
 		emu_req_run(qp);

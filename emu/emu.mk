@@ -18,6 +18,7 @@ libemucore_la_SOURCES = \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
 	emu/qp.c emu/qp.h \
 	emu/transport.c emu/transport.h \
+	emu/budget.c emu/budget.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \

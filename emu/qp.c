@@ -373,6 +373,8 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 		emu_qp_event(qp, ev);
 	emu_comp_timers_stop(qp);
 	ack_list_remove(qp);
+	/* Nothing it sent will be acknowledged now: room for others. */
+	emu_budget_forget_qp(qp);
 	qp->req.rnr_wait = false;
 	flush_sq(qp);
 	flush_rq(qp);
@@ -685,6 +687,7 @@ static void do_remove(void *p)
 	}
 	emu_comp_timers_stop(qp);
 	ack_list_remove(qp);
+	emu_budget_forget_qp(qp);
 	table_remove(qp->dev->qps, qp);
 	qp->in_table = false;
 }
@@ -734,6 +737,7 @@ static void reset_engines(struct emu_qp *qp)
 
 	emu_comp_timers_stop(qp);
 	ack_list_remove(qp);
+	emu_budget_forget_qp(qp);
 	/* RESET discards, without a completion, a WQE taken mid-message. */
 	if (qp->held_srq) {
 		emu_srq_put(qp->held_srq);
@@ -743,6 +747,7 @@ static void reset_engines(struct emu_qp *qp)
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
 	qp->comp.retry_armed = false;
+	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
 	qp->resp.nres = nres;
@@ -866,6 +871,8 @@ static void do_modify(void *p)
 	}
 	if (m & IBV_QP_SQ_PSN) {
 		qp->attr.sq_psn = a->sq_psn & PSN_MASK;
+		/* Credits follow [comp.psn, psn_hi), which starts over. */
+		emu_budget_forget_qp(qp);
 		qp->req.psn = qp->attr.sq_psn;
 		qp->req.psn_hi = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;

@@ -12,6 +12,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "emu/budget.h"
 #include "emu/qp_ex.h"
 #include "emu/tm.h"
 
@@ -165,6 +166,7 @@ struct emu_comp_state {
 	uint32_t psn;			/* oldest unacknowledged PSN */
 	unsigned int retry_left;
 	unsigned int rnr_left;
+	unsigned int backoff;		/* timeouts in a row, no progress */
 	uint32_t rewind_psn;		/* last rewind, to avoid repeats */
 	bool rewound;
 	uint32_t rnr_psn;		/* where to resume after the wait */
@@ -237,6 +239,8 @@ struct emu_qp {
 	struct emu_req_state req;
 	struct emu_comp_state comp;
 	struct emu_resp_state resp;
+	/* Its share of the port's budget of packets in flight. */
+	struct emu_budget_user bud;
 	/* Receiving from an SRQ: the SRQ this packet's receive comes from
 	 * (the QP's own, or the one an XRCETH names), and the WQE taken from
 	 * it, which stays the QP's until its message completes (the SRQ is

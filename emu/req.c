@@ -18,7 +18,7 @@
 /* Ask for an ACK at least this often inside a long message. */
 #define REQ_ACKREQ_EVERY 64
 /* Packets one run sends before yielding the engine to other work. */
-#define REQ_BUDGET	128
+#define REQ_BURST	128
 
 static bool is_rd_atomic(uint32_t op)
 {
@@ -118,6 +118,29 @@ static uint8_t opcode_for(struct emu_qp *qp, const struct emu_swqe *w,
 	default:
 		return tp | WIRE_OPB_FETCH_ADD;
 	}
+}
+
+/*
+ * Room in the port's budget for the next packet of w. A reliable QP holds
+ * a credit for every PSN it has sent and not seen acknowledged, so only
+ * PSNs past psn_hi need new ones (a resend is paid for); a READ request
+ * pays for all the responses it asks for, which land in our own receive
+ * buffer. UC and UD wait their turn like anyone but give the credit back
+ * once the packet is out: nothing of theirs is ever resent.
+ */
+static bool budget_for(struct emu_qp *qp, const struct emu_swqe *w)
+{
+	uint32_t n = 1, end;
+
+	if (!emu_qp_reliable(qp))
+		return emu_budget_take_qp(qp, 1);
+	if (w->opcode == IBV_WR_RDMA_READ)
+		n = npkts(w->length - qp->req.off, qp->mtu);
+	end = psn_add(qp->req.psn, n);
+	if (!psn_after(end, qp->req.psn_hi))
+		return true;
+	return emu_budget_take_qp(qp, (uint32_t)psn_diff(end,
+							qp->req.psn_hi));
 }
 
 /* Build and queue the next packet of w. Returns true when it was the
@@ -256,15 +279,16 @@ static bool run_local(struct emu_qp *qp, struct emu_swqe *w)
 void emu_req_run(struct emu_qp *qp)
 {
 	enum ibv_qp_state s = emu_qp_state(qp);
-	unsigned int budget = REQ_BUDGET;
+	unsigned int burst = REQ_BURST;
 	unsigned int max_rd;
+	bool sent;
 
 	if (s != IBV_QPS_RTS && s != IBV_QPS_SQD)
 		return;
 	if (!qp->tp || !qp->tp->open || qp->req.rnr_wait || qp->req.stopped)
 		return;
 	max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
-	while (budget) {
+	while (burst) {
 		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
 						     memory_order_acquire);
 		struct emu_swqe *w;
@@ -307,8 +331,13 @@ void emu_req_run(struct emu_qp *qp)
 		if (emu_qp_reliable(qp) &&
 		    psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
 			break;
-		budget--;
-		if (!send_one(qp, w)) {
+		if (!budget_for(qp, w))
+			break;
+		burst--;
+		sent = send_one(qp, w);
+		if (!emu_qp_reliable(qp))
+			emu_budget_release_qp(qp, 1);
+		if (!sent) {
 			if (w->status) {
 				local_error(qp, w);
 				break;
@@ -321,7 +350,7 @@ void emu_req_run(struct emu_qp *qp)
 		if (!emu_qp_reliable(qp))
 			emu_qp_complete_send(qp, w, IBV_WC_SUCCESS);
 	}
-	if (!budget)
+	if (!burst)
 		emu_doorbell_ring(qp->db);
 	if (emu_qp_reliable(qp))
 		emu_comp_arm(qp);

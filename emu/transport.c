@@ -1,14 +1,17 @@
 /* Per device: the engine's watch on every port's endpoint socket, the UDP
  * I/O it drives, and the framing (ICRC over the pseudo IP/UDP header). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/log.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "net/psn.h"
 
 static void on_readable(void *arg)
 {
@@ -20,6 +23,82 @@ static void udp_start(void *arg)
 	emu_udp_start(arg);
 }
 
+static void resume_run(struct emu_budget_user *u)
+{
+	struct emu_qp *qp = (struct emu_qp *)((char *)u -
+		offsetof(struct emu_qp, bud));
+
+	emu_req_run(qp);
+}
+
+/* Before the engine blocks: serve the QPs waiting for room with what this
+ * iteration's callbacks released, and send it. */
+static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct emu_transport *t = (struct emu_transport *)((char *)w -
+		offsetof(struct emu_transport, resume));
+	bool waiting = false;
+	uint32_t i;
+
+	for (i = 0; i < t->dev->nports; i++) {
+		struct emu_budget *b = &t->ports[i].budget;
+
+		if (!t->ports[i].open)
+			continue;
+		emu_budget_resume(b, resume_run);
+		if (b->head)
+			waiting = true;
+	}
+	emu_transport_flush(t);
+	if (!waiting)
+		ev_prepare_stop(loop, w);
+}
+
+static void kick(struct emu_qp *qp)
+{
+	struct emu_transport *t = emu_transport_of(qp->dev);
+
+	if (!ev_is_active(&t->resume))
+		ev_prepare_start(emu_engine_loop(qp->dev->engine), &t->resume);
+}
+
+bool emu_budget_take_qp(struct emu_qp *qp, uint32_t n)
+{
+	struct emu_budget *b = &qp->tp->budget;
+	bool was = qp->bud.queued;
+
+	if (emu_budget_take(b, &qp->bud, n))
+		return true;
+	if (!was)
+		qp->tp->cnt.budget_waits++;
+	kick(qp);
+	return false;
+}
+
+void emu_budget_release_qp(struct emu_qp *qp, uint32_t n)
+{
+	if (emu_budget_release(&qp->bud, n))
+		kick(qp);
+}
+
+void emu_budget_sync_qp(struct emu_qp *qp)
+{
+	int32_t out = psn_diff(qp->req.psn_hi, qp->comp.psn);
+	uint32_t want = out > 0 ? (uint32_t)out : 0;
+
+	if (qp->bud.held > want)
+		emu_budget_release_qp(qp, qp->bud.held - want);
+}
+
+void emu_budget_forget_qp(struct emu_qp *qp)
+{
+	struct emu_budget *b = qp->bud.b;
+
+	emu_budget_forget(&qp->bud);
+	if (b && emu_budget_runnable(b))
+		kick(qp);
+}
+
 int emu_transport_start(struct emu_device *dev)
 {
 	struct emu_transport *t = emu_transport_of(dev);
@@ -28,6 +107,7 @@ int emu_transport_start(struct emu_device *dev)
 
 	t->dev = dev;
 	t->ack_list = NULL;
+	ev_prepare_init(&t->resume, on_prepare);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
 		struct emu_port *port = &dev->ports[i];
@@ -45,6 +125,11 @@ int emu_transport_start(struct emu_device *dev)
 			return rc;
 		}
 		tp->open = true;
+		emu_budget_init(&tp->budget,
+				emu_budget_size(emu_udp_rcvbuf(&tp->udp),
+						EMU_UDP_TRUESIZE));
+		emu_log(EMU_LOG_XPORT, "%s/%u: %u packets in flight at most",
+			dev->ibdev.name, port->num, tp->budget.total);
 		/* io_uring requests belong to the thread that submits them:
 		 * all of this port's are the engine's. */
 		emu_engine_call(dev->engine, udp_start, &tp->udp);
@@ -67,9 +152,31 @@ static void do_stop(void *arg)
 	struct emu_transport *t = emu_transport_of(dev);
 	uint32_t i;
 
+	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
 
+		/* What the port's transports did, for measuring them
+		 * (EMUVERBS_DEBUG=xport): retransmissions per packet and
+		 * what caused them. */
+		if (tp->open)
+			emu_log(EMU_LOG_XPORT,
+				"%s/%u: tx %llu rx %llu tx dropped %llu "
+				"retransmits %llu "
+				"timeouts %llu naks sent %llu rcvd %llu "
+				"seq drops %llu dup %llu budget waits %llu",
+				dev->ibdev.name,
+				tp->port->num,
+				(unsigned long long)tp->udp.tx_packets,
+				(unsigned long long)tp->cnt.rx_packets,
+				(unsigned long long)tp->udp.tx_dropped,
+				(unsigned long long)tp->cnt.retransmits,
+				(unsigned long long)tp->cnt.timeouts,
+				(unsigned long long)tp->cnt.naks_sent,
+				(unsigned long long)tp->cnt.naks_rcvd,
+				(unsigned long long)tp->cnt.seq_drops,
+				(unsigned long long)tp->cnt.dup_requests,
+				(unsigned long long)tp->cnt.budget_waits);
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);
 		tp->watch = NULL;

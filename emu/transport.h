@@ -4,9 +4,11 @@
 #ifndef EMU_TRANSPORT_H
 #define EMU_TRANSPORT_H
 
+#include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu/budget.h"
 #include "emu/device.h"
 #include "net/opcode.h"
 #include "net/udp.h"
@@ -36,6 +38,7 @@ struct emu_port_counters {
 	uint64_t rnr_naks_sent, rnr_naks_rcvd;
 	uint64_t dup_requests;		/* duplicates responders saw */
 	uint64_t seq_drops;		/* out-of-sequence packets dropped */
+	uint64_t budget_waits;		/* a QP waited for the budget */
 };
 
 struct emu_tport {
@@ -44,6 +47,9 @@ struct emu_tport {
 	struct emu_watch *watch;
 	bool open;
 	struct emu_port_counters cnt;
+	/* Packets in flight from every QP of the port, sized from what the
+	 * endpoint's receive buffer holds (emu/budget.h). */
+	struct emu_budget budget;
 };
 
 struct emu_transport {
@@ -52,6 +58,10 @@ struct emu_transport {
 	/* QPs that owe their peer a coalesced ACK, sent at the end of the
 	 * current receive batch (linked through qp->resp.ack_next). */
 	struct emu_qp *ack_list;
+	/* Active while QPs wait for a port's budget: before the engine
+	 * blocks again, it serves them the credits the callbacks of this
+	 * iteration released (ACKs, errors, destroys). */
+	ev_prepare resume;
 };
 
 /* dev->qps: the QPN map (emu/qp.c) and the transport state beside it,
@@ -84,6 +94,15 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 
 /* Send everything queued on every port (end of an engine callback). */
 void emu_transport_flush(struct emu_transport *t);
+
+/* The budget, for qp on its port (engine thread). take: n more packets
+ * in flight, or false and qp waits its turn (emu_req_run is called again
+ * when there is room). sync: give back what the ACKs since freed (qp
+ * holds one credit per PSN in [comp.psn, psn_hi)). forget: all of it. */
+bool emu_budget_take_qp(struct emu_qp *qp, uint32_t n);
+void emu_budget_release_qp(struct emu_qp *qp, uint32_t n);
+void emu_budget_sync_qp(struct emu_qp *qp);
+void emu_budget_forget_qp(struct emu_qp *qp);
 
 /* ---- engine-thread entry points (emu/rx.c, req.c, resp.c, comp.c) ---- */
 

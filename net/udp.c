@@ -69,6 +69,19 @@ static int setopt(int fd, int level, int name, int val)
 #define EMU_UDP_SNDBUF (4 << 20)
 #define EMU_UDP_RCVBUF (16 << 20)
 
+uint64_t emu_udp_rcvbuf(const struct emu_udp *u)
+{
+	socklen_t len;
+	int val = 0;
+
+	len = sizeof(val);
+	if (u->rx_fd < 0 ||
+	    getsockopt(u->rx_fd, SOL_SOCKET, SO_RCVBUF, &val, &len) ||
+	    val < 0)
+		return 0;
+	return (uint64_t)val;
+}
+
 static void deep_buffer(int fd, int force, int plain, int bytes)
 {
 	if (setopt(fd, SOL_SOCKET, force, bytes))

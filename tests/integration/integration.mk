@@ -8,7 +8,8 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/wire.sh tests/integration/rdma_core_suite.sh \
 	tests/integration/netns.sh tests/integration/datacheck.sh \
 	tests/integration/peer_death.sh tests/integration/coexist.sh \
-	tests/integration/refusals.sh tests/integration/bench.sh
+	tests/integration/refusals.sh tests/integration/bench.sh \
+	tests/integration/budget.sh
 TESTS += $(INTEG_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
