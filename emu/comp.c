@@ -7,6 +7,7 @@
 #include "emu/engine.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
+#include "emu/wr.h"
 #include "net/hdr.h"
 #include "net/psn.h"
 
@@ -22,12 +23,6 @@
  * size their own waits by: at 2x, at most 1 + 2 x retry_cnt timeouts. A
  * sequence-error NAK resends at once and leaves the backoff alone. */
 #define COMP_MAX_BACKOFF	1
-
-static bool is_rd_atomic(uint32_t op)
-{
-	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 static struct ev_loop *loop_of(struct emu_qp *qp)
 {
@@ -122,7 +117,7 @@ static void ack_upto(struct emu_qp *qp, uint32_t psn)
 			fail(qp, (enum ibv_wc_status)w->status);
 			return;
 		}
-		if (is_rd_atomic(w->opcode)) {
+		if (emu_wr_rd_atomic(w->opcode)) {
 			if (!w->done) {
 				if (psn_after(psn, w->last_psn))
 					rewind_once(qp, w->resp_psn);
@@ -349,7 +344,7 @@ static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return;
 	/* A READ response where a SEND, WRITE or atomic is outstanding is
 	 * a response the responder had no reason to send. */
-	if (w->opcode != IBV_WR_RDMA_READ) {
+	if (!emu_wr_reads(w->opcode)) {
 		fail(qp, IBV_WC_BAD_RESP_ERR);
 		return;
 	}
@@ -397,8 +392,7 @@ static void on_atomic_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return;
 	}
 	/* An atomic ACK answers an atomic, and nothing else. */
-	if (w->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
-	    w->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	if (!emu_wr_atomic(w->opcode)) {
 		fail(qp, IBV_WC_BAD_RESP_ERR);
 		return;
 	}

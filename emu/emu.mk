@@ -16,7 +16,7 @@ libemucore_la_SOURCES = \
 	emu/srq.c emu/srq.h \
 	emu/tm.c emu/tm.h \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
-	emu/qp.c emu/qp.h \
+	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
 	emu/transport.c emu/transport.h \
 	emu/budget.c emu/budget.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c

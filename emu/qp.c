@@ -19,6 +19,7 @@
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
 #include "emu/transport.h"
+#include "emu/wr.h"
 #include "net/hdr.h"
 #include "net/psn.h"
 
@@ -167,33 +168,6 @@ void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 		qp->events_raised++;
 }
 
-static enum ibv_wc_opcode send_wc_opcode(uint32_t op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ:
-		return IBV_WC_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return IBV_WC_COMP_SWAP;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return IBV_WC_FETCH_ADD;
-	case IBV_WR_BIND_MW:
-		return IBV_WC_BIND_MW;
-	case IBV_WR_LOCAL_INV:
-		return IBV_WC_LOCAL_INV;
-	default:
-		return IBV_WC_SEND;
-	}
-}
-
-static bool is_rd_atomic(uint32_t op)
-{
-	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 			  enum ibv_wc_status status)
 {
@@ -204,14 +178,14 @@ void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 	struct ibv_wc wc = {
 		.wr_id = w->wr_id,
 		.status = status,
-		.opcode = send_wc_opcode(w->opcode),
+		.opcode = emu_wr_wc_opcode(w->opcode),
 		.byte_len = w->length,
 		.qp_num = qp->qpn,
 	};
 	/* Failed requests always complete, signaled or not. */
 	bool report = w->signaled || status != IBV_WC_SUCCESS;
 
-	if (is_rd_atomic(w->opcode) && w->started && !w->done &&
+	if (emu_wr_rd_atomic(w->opcode) && w->started && !w->done &&
 	    qp->req.rd_out)
 		qp->req.rd_out--;
 	if (qp->req.idx == cons)
@@ -965,30 +939,11 @@ int emu_qp_query(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask,
 
 static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
 {
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return emu_qp_reliable(qp) || qp->type == IBV_QPT_UC;
-	case IBV_WR_RDMA_READ:
-		return emu_qp_reliable(qp);
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return emu_qp_reliable(qp) &&
-		       qp->dev->cfg.limits.atomic_cap != IBV_ATOMIC_NONE;
-	case IBV_WR_SEND_WITH_INV:
-		/* IBTA has the IETH opcodes for RC and XRC only. */
-		return emu_qp_reliable(qp);
-	case IBV_WR_BIND_MW:
-	case IBV_WR_LOCAL_INV:
-		/* Local work of a connected send queue (ibv_bind_mw(3)). */
-		return emu_qp_reliable(qp) || qp->type == IBV_QPT_UC;
-	default:
-		/* TSO, flush and atomic write are not emulated. */
+	if (!emu_wr_qp_ok(op, qp->type))
 		return false;
-	}
+	/* The one device capability a request type depends on. */
+	return !emu_wr_atomic(op) ||
+	       qp->dev->cfg.limits.atomic_cap != IBV_ATOMIC_NONE;
 }
 
 /* What can be checked of a bind when it is posted; the rules that need
@@ -1036,7 +991,7 @@ static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
 				  "type (%d) or device", verb,
 				  (int)wr->opcode, (int)qp->type);
 	/* Local operations carry no data: their SGEs are not read. */
-	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+	if (emu_wr_local(wr->opcode)) {
 		*total = 0;
 		*inl = false;
 		return wr->opcode == IBV_WR_BIND_MW ?
@@ -1054,14 +1009,15 @@ static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
 		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
 				  "message limit", verb,
 				  (unsigned long long)len);
+	/* Inline data is what a send or write carries; a READ's or an
+	 * atomic's SGEs are where the answer goes, so they stay SGEs. */
 	*inl = (wr->send_flags & IBV_SEND_INLINE) &&
-	       !is_rd_atomic(wr->opcode);
+	       emu_wr_any(wr->opcode, EMU_WR_F_INLINE);
 	if (*inl && len > qp->max_inline)
 		return emu_refuse(EINVAL, "%s: IBV_SEND_INLINE with %llu "
 				  "bytes > max_inline_data %u", verb,
 				  (unsigned long long)len, qp->max_inline);
-	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	if (emu_wr_atomic(wr->opcode)) {
 		if (len != 8)
 			return emu_refuse(EINVAL, "%s: an atomic's SGEs hold "
 					  "%llu bytes, not 8", verb,
@@ -1087,6 +1043,7 @@ static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
 static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 		      const struct ibv_send_wr *wr, uint32_t len, bool inl)
 {
+	const struct emu_wr_info *info = emu_wr_info(wr->opcode);
 	int i;
 
 	memset(w, 0, sizeof(*w));
@@ -1096,28 +1053,20 @@ static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 	w->length = len;
 	w->imm_be = wr->imm_data;
 	w->signaled = qp->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
-	switch (wr->opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_RDMA_READ:
+	/* Which member of wr->wr is meaningful follows from what the request
+	 * does; check_send_wr has made sure the opcode is in the table. */
+	if (info->flags & (EMU_WR_F_WRITE | EMU_WR_F_READ)) {
 		w->remote_addr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
-		break;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	} else if (info->flags & EMU_WR_F_ATOMIC) {
 		w->remote_addr = wr->wr.atomic.remote_addr;
 		w->rkey = wr->wr.atomic.rkey;
 		w->compare_add = wr->wr.atomic.compare_add;
 		w->swap = wr->wr.atomic.swap;
-		break;
-	case IBV_WR_SEND_WITH_INV:
+	}
+	if (info->flags & EMU_WR_F_INV)
 		w->rkey = wr->invalidate_rkey;
-		break;
-	case IBV_WR_LOCAL_INV:
-		w->rkey = wr->invalidate_rkey;
-		w->local = true;
-		return;
-	case IBV_WR_BIND_MW:
+	if (wr->opcode == IBV_WR_BIND_MW) {
 		w->mw_rkey = wr->bind_mw.mw->rkey;
 		w->mw_handle = wr->bind_mw.mw->handle;
 		w->rkey = wr->bind_mw.rkey;
@@ -1125,10 +1074,11 @@ static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 		w->mw_len = wr->bind_mw.bind_info.length;
 		w->mw_access = wr->bind_mw.bind_info.mw_access_flags;
 		w->mr_lkey = w->mw_len ? wr->bind_mw.bind_info.mr->lkey : 0;
+	}
+	/* Local work has no peer and no data to gather. */
+	if (info->flags & EMU_WR_F_LOCAL) {
 		w->local = true;
 		return;
-	default:
-		break;
 	}
 	if (qp->type == IBV_QPT_XRC_SEND)
 		w->remote_srqn = wr->qp_type.xrc.remote_srqn & WIRE_QPN_MASK;

@@ -9,6 +9,7 @@
 #include "emu/mw.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
+#include "emu/wr.h"
 #include "net/hdr.h"
 #include "net/psn.h"
 
@@ -20,18 +21,6 @@
 /* Packets one run sends before yielding the engine to other work. */
 #define REQ_BURST	128
 
-static bool is_rd_atomic(uint32_t op)
-{
-	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool is_atomic(uint32_t op)
-{
-	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static uint32_t npkts(uint32_t len, uint32_t mtu)
 {
 	return len ? (len + mtu - 1) / mtu : 1;
@@ -40,7 +29,7 @@ static uint32_t npkts(uint32_t len, uint32_t mtu)
 /* PSNs a WQE occupies: one per packet, and a READ one per response. */
 static uint32_t wqe_psns(struct emu_qp *qp, const struct emu_swqe *w)
 {
-	if (is_atomic(w->opcode) || qp->type == IBV_QPT_UD)
+	if (emu_wr_atomic(w->opcode) || qp->type == IBV_QPT_UD)
 		return 1;
 	return npkts(w->length, qp->mtu);
 }
@@ -49,8 +38,8 @@ static uint32_t wqe_psns(struct emu_qp *qp, const struct emu_swqe *w)
  * a bad key fails the request as a whole (IBV_WC_LOC_PROT_ERR). */
 static int check_local(struct emu_qp *qp, struct emu_swqe *w)
 {
-	unsigned int need = is_rd_atomic(w->opcode) ? IBV_ACCESS_LOCAL_WRITE
-						    : 0;
+	unsigned int need = emu_wr_rd_atomic(w->opcode) ?
+			    IBV_ACCESS_LOCAL_WRITE : 0;
 	struct ibv_sge *sge = emu_swqe_sge(w);
 	uint8_t *p;
 	uint32_t i;
@@ -66,58 +55,6 @@ static int check_local(struct emu_qp *qp, struct emu_swqe *w)
 			return IBV_WC_LOC_PROT_ERR;
 	}
 	return 0;
-}
-
-static uint8_t opcode_for(struct emu_qp *qp, const struct emu_swqe *w,
-			  bool first, bool last)
-{
-	uint8_t tp = qp->type == IBV_QPT_UC ? WIRE_TP_UC :
-		     qp->type == IBV_QPT_XRC_SEND ? WIRE_TP_XRC : WIRE_TP_RC;
-	bool imm = w->opcode == IBV_WR_SEND_WITH_IMM ||
-		   w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
-
-	switch (w->opcode) {
-	case IBV_WR_SEND_WITH_INV:
-		/* The IETH rides on the message's last packet. */
-		if (first && last)
-			return tp | WIRE_OPB_SEND_ONLY_INV;
-		if (first)
-			return tp | WIRE_OPB_SEND_FIRST;
-		if (last)
-			return tp | WIRE_OPB_SEND_LAST_INV;
-		return tp | WIRE_OPB_SEND_MIDDLE;
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		if (qp->type == IBV_QPT_UD)
-			return imm ? WIRE_OP_UD(SEND_ONLY_IMM) :
-				     WIRE_OP_UD(SEND_ONLY);
-		if (first && last)
-			return tp | (imm ? WIRE_OPB_SEND_ONLY_IMM :
-					   WIRE_OPB_SEND_ONLY);
-		if (first)
-			return tp | WIRE_OPB_SEND_FIRST;
-		if (last)
-			return tp | (imm ? WIRE_OPB_SEND_LAST_IMM :
-					   WIRE_OPB_SEND_LAST);
-		return tp | WIRE_OPB_SEND_MIDDLE;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		if (first && last)
-			return tp | (imm ? WIRE_OPB_WRITE_ONLY_IMM :
-					   WIRE_OPB_WRITE_ONLY);
-		if (first)
-			return tp | WIRE_OPB_WRITE_FIRST;
-		if (last)
-			return tp | (imm ? WIRE_OPB_WRITE_LAST_IMM :
-					   WIRE_OPB_WRITE_LAST);
-		return tp | WIRE_OPB_WRITE_MIDDLE;
-	case IBV_WR_RDMA_READ:
-		return tp | WIRE_OPB_READ_REQ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return tp | WIRE_OPB_CMP_SWAP;
-	default:
-		return tp | WIRE_OPB_FETCH_ADD;
-	}
 }
 
 /*
@@ -156,15 +93,15 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	uint8_t op;
 	int rc;
 
-	if (w->opcode == IBV_WR_RDMA_READ) {
+	if (emu_wr_reads(w->opcode)) {
 		nps = npkts(w->length - off, qp->mtu);
-	} else if (!is_atomic(w->opcode)) {
+	} else if (!emu_wr_atomic(w->opcode)) {
 		n = w->length - off;
 		if (n > qp->mtu)
 			n = qp->mtu;
 		last = off + n >= w->length;
 	}
-	op = opcode_for(qp, w, first, last);
+	op = emu_wr_wire_opcode(w->opcode, qp->type, first, last);
 	pad = wire_pad_len(n);
 	dqpn = qp->type == IBV_QPT_UD ? w->remote_qpn : qp->attr.dest_qp_num;
 	se = last && (w->send_flags & IBV_SEND_SOLICITED) &&
@@ -180,7 +117,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	if (wire_op_has(op, WIRE_F_RETH)) {
 		reth_set_va(buf, w->remote_addr + off);
 		reth_set_rkey(buf, w->rkey);
-		reth_set_len(buf, w->opcode == IBV_WR_RDMA_READ ?
+		reth_set_len(buf, emu_wr_reads(w->opcode) ?
 				  w->length - off : w->length);
 	}
 	if (wire_op_has(op, WIRE_F_ATMETH)) {
@@ -229,7 +166,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	qp->req.psn = psn_add(psn, nps);
 	if (psn_after(qp->req.psn, qp->req.psn_hi))
 		qp->req.psn_hi = qp->req.psn;
-	qp->req.off = w->opcode == IBV_WR_RDMA_READ ? w->length : off + n;
+	qp->req.off = emu_wr_reads(w->opcode) ? w->length : off + n;
 	return last;
 }
 
@@ -307,7 +244,7 @@ void emu_req_run(struct emu_qp *qp)
 					break;
 				continue;
 			}
-			if (is_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
+			if (emu_wr_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
 				break;
 			w->status = (uint8_t)check_local(qp, w);
 			w->started = true;
@@ -321,7 +258,7 @@ void emu_req_run(struct emu_qp *qp)
 				local_error(qp, w);
 				break;
 			}
-			if (is_rd_atomic(w->opcode))
+			if (emu_wr_rd_atomic(w->opcode))
 				qp->req.rd_out++;
 		} else if (w->local) {
 			/* Reached again after a rewind: done already. */
@@ -381,13 +318,13 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 			qp->qpn, psn, (unsigned long long)w->wr_id);
 		qp->req.idx = i;
 		qp->req.noack = 0;
-		if (is_atomic(w->opcode)) {
+		if (emu_wr_atomic(w->opcode)) {
 			qp->req.psn = w->first_psn;
 			qp->req.off = 0;
 		} else {
 			qp->req.psn = psn;
 			qp->req.off = d * qp->mtu;
-			if (w->opcode == IBV_WR_RDMA_READ) {
+			if (emu_wr_reads(w->opcode)) {
 				w->resp_psn = psn;
 				/* The rest is asked for again from psn: its
 				 * answer starts there with a FIRST or ONLY. */

@@ -12,6 +12,7 @@
 
 #include "emu/log.h"
 #include "emu/qp_ex.h"
+#include "emu/wr.h"
 #include "verbs/err.h"
 
 /*
@@ -349,9 +350,7 @@ static void qpx_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
 /* Inline data is data a send or a write carries, never a destination. */
 static bool inline_ok(enum ibv_wr_opcode opcode)
 {
-	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
-	       opcode == IBV_WR_SEND_WITH_INV || opcode == IBV_WR_RDMA_WRITE ||
-	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	return emu_wr_any(opcode, EMU_WR_F_INLINE);
 }
 
 /*
