@@ -63,6 +63,13 @@ uint32_t icrc_start(const void *ip, size_t ip_len, const void *udp,
 uint32_t icrc_update(uint32_t crc, const void *buf, size_t len);
 
 /*
+ * Which library computes the CRC-32 ("isa-l" or "zlib", fixed at build
+ * time): for the tests' and the benchmark's reports. Both give the same
+ * values, so peers built either way interoperate.
+ */
+const char *icrc_crc32_impl(void);
+
+/*
  * ICRC of a packet whose IB part (BTH through pad, ICRC excluded) is
  * contiguous at ib, ib_len >= 12 bytes.
  */

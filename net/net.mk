@@ -7,5 +7,5 @@ libemunet_la_SOURCES = \
 	net/icrc.c net/icrc.h \
 	net/endpoint.c net/endpoint.h \
 	net/udp.c net/udp.h
-libemunet_la_CFLAGS = $(AM_CFLAGS) $(URING_CFLAGS)
-libemunet_la_LIBADD = $(URING_LIBS) $(ZLIB_LIBS)
+libemunet_la_CFLAGS = $(AM_CFLAGS) $(URING_CFLAGS) $(ISAL_CFLAGS)
+libemunet_la_LIBADD = $(URING_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS)

@@ -33,3 +33,10 @@ emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 
 # What UCX needs of a device and the view emuverbs run gives programs.
 EXTRA_DIST += doc/ucx.md
+
+# The ICRC's throughput, zlib against isa-l (tools/icrc_bench.c); built,
+# never installed or run by the tests.
+noinst_PROGRAMS = tools/icrc-bench
+tools_icrc_bench_SOURCES = tools/icrc_bench.c
+tools_icrc_bench_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ISAL_CFLAGS)
+tools_icrc_bench_LDADD = libemunet.la $(ISAL_LIBS) $(ZLIB_LIBS)

@@ -49,7 +49,9 @@ API_LIBS = libtestlib.la libibverbs.la $(CHECK_LIBS)
 tests_unit_test_opcode_LDADD = $(NET_LIBS)
 tests_unit_test_hdr_LDADD = $(NET_LIBS)
 tests_unit_test_psn_LDADD = $(NET_LIBS)
-tests_unit_test_icrc_LDADD = $(NET_LIBS)
+# zlib is the reference the built-in CRC-32 is compared with.
+tests_unit_test_icrc_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_icrc_LDADD = $(NET_LIBS) $(ZLIB_LIBS)
 tests_unit_test_udp_LDADD = $(NET_LIBS)
 
 tests_unit_test_log_LDADD = $(CORE_LIBS)
