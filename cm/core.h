@@ -93,6 +93,8 @@ struct ibv_pd *cm_dev_pd(struct cm_dev *d);
  * or -1 when there is none. Start with *i = 0, then ++*i between calls.
  */
 int cm_gid_next(const struct cm_port *port, int *i, union ibv_gid *gid);
+/* The index of gid among port's RoCEv2 GIDs; 0 when it is not one. */
+int cm_gid_index(const struct cm_port *port, const union ibv_gid *gid);
 /* QP1 of port, made if need be; 0 or an errno value. */
 int cm_gsi_up(struct cm_port *port);
 /* Send the MAD to QP1 at dgid from port's sgid_index; 0 or errno. */

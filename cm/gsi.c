@@ -137,6 +137,17 @@ int cm_gid_next(const struct cm_port *port, int *i, union ibv_gid *gid)
 	return -1;
 }
 
+int cm_gid_index(const struct cm_port *port, const union ibv_gid *gid)
+{
+	union ibv_gid g;
+	int i;
+
+	for (i = 0; !cm_gid_next(port, &i, &g); i++)
+		if (!memcmp(&g, gid, sizeof(g)))
+			return i;
+	return 0;
+}
+
 static int post_recv(struct cm_port *p, unsigned int i)
 {
 	struct ibv_sge sge = {

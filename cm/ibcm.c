@@ -412,13 +412,7 @@ static void grh_gids(const uint8_t *g, union ibv_gid *sgid,
 static void answer(struct cm_port *port, const union ibv_gid *sgid,
 		   const union ibv_gid *dgid, const uint8_t *m)
 {
-	int idx = 0;
-	struct sockaddr_storage ss;
-
-	cm_gid_to_addr(dgid, AF_INET6, 0, &ss);
-	if (!cm_addr_port((struct sockaddr *)&ss, &idx))
-		idx = 0;
-	cm_gsi_send(port, idx, sgid, m);
+	cm_gsi_send(port, cm_gid_index(port, dgid), sgid, m);
 }
 
 static bool listener_takes(const struct cma_id *l,
@@ -440,13 +434,17 @@ static bool listener_takes(const struct cma_id *l,
 	return !memcmp(&a, &b, sizeof(a));
 }
 
-static struct cma_id *find_listener(enum cm_port_space ps, uint16_t port)
+/* The listener a service ID names; NULL outside the RDMA IP CM range. */
+static struct cma_id *find_listener(uint64_t sid)
 {
 	struct cma_id *c;
 
+	if (!cm_sid_is_ip(sid))
+		return NULL;
 	for (c = cma_ids; c; c = c->next)
-		if (c->state == CMA_LISTEN && cma_ps(c) == ps &&
-		    c->bport == port)
+		if (c->state == CMA_LISTEN &&
+		    cma_ps(c) == (enum cm_port_space)cm_sid_ps(sid) &&
+		    c->bport == cm_sid_port(sid))
 			return c;
 	return NULL;
 }
@@ -460,18 +458,13 @@ static struct cma_id *child_of(struct cma_id *l, struct cm_port *port,
 {
 	struct cma_id *c = cma_alloc(l->chan, l->id.context, l->id.ps,
 				     l->id.qp_type);
-	struct sockaddr_storage ss;
-	int idx = 0;
 
 	if (!c)
 		return NULL;
 	c->listener = l;
 	l->queued++;
 	c->port = port;
-	cm_gid_to_addr(ours, AF_INET6, 0, &ss);
-	if (!cm_addr_port((struct sockaddr *)&ss, &idx))
-		idx = 0;
-	c->sgid_index = idx;
+	c->sgid_index = cm_gid_index(port, ours);
 	c->path.sgid = *ours;
 	c->tos = l->tos;
 	c->qkey = l->qkey;
@@ -543,9 +536,7 @@ static void on_req(struct cm_port *port, const union ibv_gid *sgid,
 		return;
 	}
 	pd = cm_pdata(m, &len);
-	l = cm_sid_is_ip(sid) ? find_listener((enum cm_port_space)
-					      cm_sid_ps(sid),
-					      cm_sid_port(sid)) : NULL;
+	l = find_listener(sid);
 	if (!l) {
 		reason = CM_REJ_INVALID_SERVICE_ID;
 		goto reject;
@@ -627,9 +618,7 @@ static void on_sidr_req(struct cm_port *port, const union ibv_gid *sgid,
 		    !memcmp(&c->cm.dgid, sgid, sizeof(*sgid)))
 			return; /* a resend: the app has not answered yet */
 	pd = cm_pdata(m, &len);
-	l = cm_sid_is_ip(sid) ? find_listener((enum cm_port_space)
-					      cm_sid_ps(sid),
-					      cm_sid_port(sid)) : NULL;
+	l = find_listener(sid);
 	if (!l) {
 		status = CM_SIDR_UNSUPPORTED;
 		goto reject;
