@@ -1,6 +1,6 @@
 /* cm/stubs.c: the librdmacm calls emuverbs does not implement: multicast
- * (EOPNOTSUPP), asynchronous addrinfo resolution and rsockets (ENOSYS).
- * Each checks what it obviously can first. */
+ * (EOPNOTSUPP) and asynchronous addrinfo resolution (ENOSYS). Each checks
+ * what it obviously can first. */
 
 /*
  * Every symbol in cm/librdmacm.map needs a definition, so that a program
@@ -11,9 +11,7 @@
  * unknown rdma_join_multicast_ex mask bits, as rdma-core).
  *
  * Multicast fails with EOPNOTSUPP: the emulated device has no multicast
- * groups (doc/rdma-cm.md). rsockets fail with ENOSYS whatever their
- * arguments: no rsocket of ours exists, so each descriptor they are given
- * is one they do not own.
+ * groups (doc/rdma-cm.md).
  */
 
 #include <errno.h>
@@ -22,7 +20,6 @@
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
-#include <rdma/rsocket.h>
 
 #include "cm/cm.h"
 #include "emu/log.h"
@@ -92,167 +89,4 @@ int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 	if (id == NULL || cm_addrlen(addr) == 0)
 		return cm_err(EINVAL);
 	return cm_no_multicast("rdma_leave_multicast");
-}
-
-/* ================================================================== */
-/* rsockets                                                           */
-
-int rsocket(int domain, int type, int protocol)
-{
-	return cm_nosys();
-}
-
-int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
-{
-	return cm_nosys();
-}
-
-int rlisten(int socket, int backlog)
-{
-	return cm_nosys();
-}
-
-int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
-{
-	return cm_nosys();
-}
-
-int rconnect(int socket, const struct sockaddr *addr, socklen_t addrlen)
-{
-	return cm_nosys();
-}
-
-int rshutdown(int socket, int how)
-{
-	return cm_nosys();
-}
-
-int rclose(int socket)
-{
-	return cm_nosys();
-}
-
-ssize_t rrecv(int socket, void *buf, size_t len, int flags)
-{
-	return cm_nosys();
-}
-
-ssize_t rrecvfrom(int socket, void *buf, size_t len, int flags,
-		  struct sockaddr *src_addr, socklen_t *addrlen)
-{
-	return cm_nosys();
-}
-
-ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
-{
-	return cm_nosys();
-}
-
-ssize_t rsend(int socket, const void *buf, size_t len, int flags)
-{
-	return cm_nosys();
-}
-
-ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
-		const struct sockaddr *dest_addr, socklen_t addrlen)
-{
-	return cm_nosys();
-}
-
-ssize_t rsendmsg(int socket, const struct msghdr *msg, int flags)
-{
-	return cm_nosys();
-}
-
-ssize_t rread(int socket, void *buf, size_t count)
-{
-	return cm_nosys();
-}
-
-ssize_t rreadv(int socket, const struct iovec *iov, int iovcnt)
-{
-	return cm_nosys();
-}
-
-ssize_t rwrite(int socket, const void *buf, size_t count)
-{
-	return cm_nosys();
-}
-
-ssize_t rwritev(int socket, const struct iovec *iov, int iovcnt)
-{
-	return cm_nosys();
-}
-
-int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
-{
-	return cm_nosys();
-}
-
-int rselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds,
-	    struct timeval *timeout)
-{
-	return cm_nosys();
-}
-
-int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrlen)
-{
-	return cm_nosys();
-}
-
-int rgetsockname(int socket, struct sockaddr *addr, socklen_t *addrlen)
-{
-	return cm_nosys();
-}
-
-int rsetsockopt(int socket, int level, int optname, const void *optval,
-		socklen_t optlen)
-{
-	return cm_nosys();
-}
-
-int rgetsockopt(int socket, int level, int optname, void *optval,
-		socklen_t *optlen)
-{
-	return cm_nosys();
-}
-
-int rfcntl(int socket, int cmd, ...)
-{
-	return cm_nosys();
-}
-
-/* -1 as an off_t, as riomap() fails. */
-off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
-	     off_t offset)
-{
-	return cm_nosys();
-}
-
-int riounmap(int socket, void *buf, size_t len)
-{
-	return cm_nosys();
-}
-
-/* (size_t)-1, as riowrite() fails. */
-size_t riowrite(int socket, const void *buf, size_t count, off_t offset,
-		int flags)
-{
-	return (size_t)cm_nosys();
-}
-
-int repoll_create(int flags)
-{
-	return cm_nosys();
-}
-
-int repoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
-{
-	return cm_nosys();
-}
-
-int repoll_wait(int epfd, struct epoll_event *events, int maxevents,
-		int timeout)
-{
-	return cm_nosys();
 }
