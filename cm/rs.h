@@ -48,7 +48,7 @@ struct rs_conn_data {
 	uint16_t reserved;
 	uint32_t credits;	/* receive buffers the peer may fill */
 	uint32_t seg;		/* bytes each of them holds */
-	uint32_t iomaps;	/* riomap windows the sender may announce */
+	uint32_t iomaps;	/* windows of the peer's the sender can hold */
 };
 
 /* An IOMAP message's payload, big-endian: a window riowrite may write. */
@@ -143,8 +143,10 @@ struct rs {
 	struct rs_rx *rxq;	/* ring of nrecv */
 	uint32_t rx_head, rx_count;
 	bool fin_rcvd, fin_sent, shut_rd, shut_wr;
-	struct rs_map *lmaps, *rmaps;	/* [iomap_size], [peer's] */
-	uint32_t nrmaps;
+	/* riomap windows: ours, as many as the peer's RDMA_IOMAPSIZE
+	 * allows, and the peer's, as many as ours. */
+	struct rs_map *lmaps, *rmaps;
+	uint32_t nlmaps, nrmaps;
 
 	/* Listening: connect requests not yet taken by raccept. */
 	struct rdma_cm_id **backlog;

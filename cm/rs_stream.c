@@ -173,7 +173,7 @@ void rs_stream_free(struct rs *rs)
 {
 	uint32_t i;
 
-	for (i = 0; rs->lmaps && i < rs->iomap_size; i++)
+	for (i = 0; rs->lmaps && i < rs->nlmaps; i++)
 		if (rs->lmaps[i].mr)
 			ibv_dereg_mr(rs->lmaps[i].mr);
 	free(rs->lmaps);
@@ -217,9 +217,10 @@ static int rs_stream_setup(struct rs *rs, struct rdma_cm_id *id)
 			     RS_MIN_SLOTS, RS_MAX_SLOTS) + RS_CTRL_RECVS;
 	if (rs_queues_alloc(rs, id->verbs))
 		return -1;
-	if (rs->iomap_size) {
-		rs->lmaps = calloc(rs->iomap_size, sizeof(*rs->lmaps));
-		if (!rs->lmaps)
+	rs->nrmaps = rs->iomap_size;
+	if (rs->nrmaps) {
+		rs->rmaps = calloc(rs->nrmaps, sizeof(*rs->rmaps));
+		if (!rs->rmaps)
 			return cm_err(ENOMEM);
 	}
 	attr.send_cq = rs->cq;
@@ -272,12 +273,12 @@ static int rs_conn_data_take(struct rs *rs, const void *pd, uint8_t len)
 		return EPROTO;
 	rs->credits = be32toh(cd.credits);
 	rs->peer_seg = be32toh(cd.seg);
-	rs->nrmaps = rs_clamp(be32toh(cd.iomaps), 0, 1024);
-	free(rs->rmaps);
-	rs->rmaps = NULL;
-	if (rs->nrmaps) {
-		rs->rmaps = calloc(rs->nrmaps, sizeof(*rs->rmaps));
-		if (!rs->rmaps)
+	rs->nlmaps = rs_clamp(be32toh(cd.iomaps), 0, 1024);
+	free(rs->lmaps);
+	rs->lmaps = NULL;
+	if (rs->nlmaps) {
+		rs->lmaps = calloc(rs->nlmaps, sizeof(*rs->lmaps));
+		if (!rs->lmaps)
 			return ENOMEM;
 	}
 	return 0;
@@ -389,7 +390,7 @@ static void rs_announce_pending(struct rs *rs)
 {
 	uint32_t i;
 
-	for (i = 0; rs->lmaps && i < rs->iomap_size; i++)
+	for (i = 0; rs->lmaps && i < rs->nlmaps; i++)
 		if (rs->lmaps[i].used)
 			rs_announce(rs, &rs->lmaps[i], false);
 }
@@ -629,7 +630,7 @@ short rs_stream_revents(struct rs *rs)
 
 	switch (rs->state) {
 	case RS_NEW:
-		return POLLOUT | POLLHUP;
+		return 0;
 	case RS_LISTENING:
 		return rs->nbacklog ? POLLIN : 0;
 	case RS_RESOLVING:
@@ -663,12 +664,16 @@ int rs_stream_connect(struct rs *rs, const struct sockaddr *addr)
 		break;
 	case RS_RESOLVING:
 	case RS_CONNECTING:
-		return cm_err(EALREADY);
+		/* rdma-core says EINPROGRESS again, not EALREADY. */
+		return cm_err(EINPROGRESS);
 	case RS_CONNECTED:
 	case RS_ACCEPTING:
-		return cm_err(EISCONN);
+		return 0;
+	case RS_LISTENING:
+		return rs_refuse(EINVAL, "rconnect: socket is listening");
 	default:
-		return rs_refuse(EINVAL, "rconnect: socket cannot connect");
+		return rs_refuse(ENOTCONN, "rconnect: socket failed or "
+				 "closed");
 	}
 	if (rdma_resolve_addr(rs->id, NULL, (struct sockaddr *)addr,
 			      RS_TIMEOUT_MS))
@@ -802,12 +807,10 @@ ssize_t rs_stream_send(struct rs *rs, const struct iovec *iov, int iovcnt,
 	if (rs_wait_connected(rs, flags))
 		return -1;
 	while (sent < len || (!len && !sent)) {
-		if (rs->state == RS_FAILED) {
-			err = rs->err ? rs->err : ECONNRESET;
-			return sent ? (ssize_t)sent : cm_err(err);
-		}
-		if (rs->state == RS_CLOSED || rs->shut_wr)
-			return sent ? (ssize_t)sent : cm_err(EPIPE);
+		/* rdma-core: ECONNRESET, never EPIPE or SIGPIPE. */
+		if (rs->state == RS_FAILED || rs->state == RS_CLOSED ||
+		    rs->shut_wr)
+			return sent ? (ssize_t)sent : cm_err(ECONNRESET);
 		if (!len)
 			return 0;
 		if (rs_writable(rs)) {
@@ -876,13 +879,11 @@ ssize_t rs_stream_recv(struct rs *rs, const struct iovec *iov, int iovcnt,
 			rs_credit_maybe(rs);
 		if (got == want || (got && !all) || !want)
 			return (ssize_t)got;
-		if (rs->shut_rd || rs->fin_rcvd || rs->state == RS_CLOSED)
+		/* After the data, the end of the stream: 0, for a broken
+		 * connection too, as rdma-core. */
+		if (rs->shut_rd || rs->fin_rcvd || rs->state == RS_CLOSED ||
+		    rs->state == RS_FAILED)
 			return (ssize_t)got;
-		if (rs->state == RS_FAILED) {
-			int err = rs->err ? rs->err : ECONNRESET;
-
-			return got ? (ssize_t)got : cm_err(err);
-		}
 		if (rs_nonblock(rs, flags))
 			return got ? (ssize_t)got : cm_err(EAGAIN);
 		if (rs_wait(rs, -1) && errno != ETIMEDOUT)
@@ -976,25 +977,19 @@ off_t rs_iomap(struct rs *rs, void *buf, size_t len, int prot, off_t off)
 	if (prot != PROT_WRITE)
 		return rs_refuse(EINVAL, "riomap: only PROT_WRITE windows");
 	rs_progress(rs);
-	if (!rs->lmaps && rs->iomap_size && rs->pd == NULL)
+	if (rs->state != RS_CONNECTED && rs->state != RS_ACCEPTING)
 		return rs_refuse(ENOTCONN, "riomap: not connected");
-	for (i = 0; rs->lmaps && i < rs->iomap_size; i++)
+	for (i = 0; rs->lmaps && i < rs->nlmaps; i++)
 		if (!rs->lmaps[i].used) {
 			m = &rs->lmaps[i];
 			break;
 		}
 	if (!m)
-		return rs_refuse(ENOMEM, "riomap: no free window "
-				 "(RDMA_IOMAPSIZE is %u)", rs->iomap_size);
+		return rs_refuse(ENOMEM, "riomap: no free window (the "
+				 "peer's RDMA_IOMAPSIZE is %u)", rs->nlmaps);
 	if (off == -1) {
-		/* The next offset past every window. */
-		uint64_t end = 0;
-
-		for (i = 0; i < rs->iomap_size; i++)
-			if (rs->lmaps[i].used &&
-			    rs->lmaps[i].offset + rs->lmaps[i].len > end)
-				end = rs->lmaps[i].offset + rs->lmaps[i].len;
-		off = (off_t)end;
+		/* As rdma-core: the buffer's address is its offset. */
+		off = (off_t)(uintptr_t)buf;
 	} else if (off < 0) {
 		return cm_err(EINVAL);
 	}
@@ -1015,7 +1010,7 @@ int rs_iounmap(struct rs *rs, void *buf, size_t len)
 {
 	uint32_t i;
 
-	for (i = 0; rs->lmaps && i < rs->iomap_size; i++) {
+	for (i = 0; rs->lmaps && i < rs->nlmaps; i++) {
 		struct rs_map *m = &rs->lmaps[i];
 
 		if (m->used && m->addr == (uintptr_t)buf && m->len == len) {
@@ -1053,11 +1048,8 @@ ssize_t rs_iowrite(struct rs *rs, const void *buf, size_t count, off_t off,
 		struct rs_map *m;
 		size_t n = count - done;
 
-		if (rs->state == RS_FAILED)
-			return done ? (ssize_t)done :
-				      cm_err(rs->err ? rs->err : ECONNRESET);
 		if (rs->state != RS_CONNECTED || rs->shut_wr)
-			return done ? (ssize_t)done : cm_err(EPIPE);
+			return done ? (ssize_t)done : cm_err(ECONNRESET);
 		m = rs_rmap_find(rs, (uint64_t)off + done);
 		if (!m)
 			return done ? (ssize_t)done :

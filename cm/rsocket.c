@@ -149,22 +149,26 @@ static void rs_free(struct rs *rs)
 
 int rsocket(int domain, int type, int protocol)
 {
+	int flags = type & (SOCK_CLOEXEC | SOCK_NONBLOCK);
 	enum rdma_port_space ps;
 	struct rs *rs;
 	int err;
 
+	type &= ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if ((domain != AF_INET && domain != AF_INET6 && domain != AF_IB) ||
 	    (type != SOCK_STREAM && type != SOCK_DGRAM) ||
 	    (type == SOCK_STREAM && protocol && protocol != IPPROTO_TCP) ||
 	    (type == SOCK_DGRAM && protocol && protocol != IPPROTO_UDP))
-		return rs_refuse(ENOTSUP, "rsocket: domain %d type %d "
-				 "protocol %d not supported", domain, type,
-				 protocol);
+		return rs_refuse(ENOTSUP, "domain %d type %d protocol %d "
+				 "not supported", domain, type, protocol);
 	if (type == SOCK_DGRAM && domain == AF_IB)
-		return rs_refuse(ENOTSUP, "rsocket: no AF_IB datagrams");
+		return rs_refuse(ENOTSUP, "no AF_IB datagrams");
 	rs = rs_alloc(domain, type);
 	if (!rs)
 		return -1;
+	/* The channel's descriptor is close-on-exec already. */
+	if (flags & SOCK_NONBLOCK)
+		rs->fl = O_NONBLOCK;
 	ps = type == SOCK_STREAM ? RDMA_PS_TCP : RDMA_PS_UDP;
 	if (rdma_create_id(rs->ch, &rs->id, rs, ps))
 		goto fail;
@@ -301,8 +305,9 @@ int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 	if (!lrs)
 		return -1;
 	if (lrs->state != RS_LISTENING) {
+		/* rdma-core's raccept finds no listener: EBADF. */
 		rs_put(lrs);
-		return rs_refuse(EINVAL, "raccept: socket is not listening");
+		return rs_refuse(EBADF, "raccept: socket is not listening");
 	}
 	for (;;) {
 		rs_progress(lrs);
@@ -371,6 +376,12 @@ int rshutdown(int socket, int how)
 		rs_put(rs);
 		return 0;
 	}
+	if (rs->state != RS_CONNECTED && rs->state != RS_ACCEPTING &&
+	    rs->state != RS_CLOSED) {
+		/* As rdma-core: nothing to shut, and no error. */
+		rs_put(rs);
+		return 0;
+	}
 	ret = rs_stream_shutdown(rs, how);
 	err = errno;
 	rs_put(rs);
@@ -392,7 +403,9 @@ static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 	rs = rs_get(socket);
 	if (!rs)
 		return -1;
-	if (rs->type == SOCK_STREAM) {
+	if (rs->type == SOCK_STREAM && to) {
+		ret = rs_refuse(EISCONN, "rsendto: a stream has its peer");
+	} else if (rs->type == SOCK_STREAM) {
 		ret = rs_stream_send(rs, iov, iovcnt, flags);
 	} else if (to && rs_check_addr(rs, to, tolen)) {
 		ret = rs_refuse(EINVAL, "rsendto: bad address");
@@ -529,8 +542,12 @@ static int rs_name(int socket, struct sockaddr *addr, socklen_t *addrlen,
 		rs_put(rs);
 		return cm_err(ENOTCONN);
 	}
-	rs_copy_addr(addr, addrlen, peer ? rdma_get_peer_addr(rs->id) :
-					   rdma_get_local_addr(rs->id));
+	if (peer && rs->type == SOCK_DGRAM)
+		rs_copy_addr(addr, addrlen, rs_dgram_peer(rs));
+	else
+		rs_copy_addr(addr, addrlen,
+			     peer ? rdma_get_peer_addr(rs->id) :
+				    rdma_get_local_addr(rs->id));
 	if (*addrlen == 0) {
 		/* Unbound: the family's wildcard, port 0. */
 		struct sockaddr_storage any = { .ss_family = rs->domain };
@@ -597,10 +614,17 @@ static int rs_setopt(struct rs *rs, int level, int name, const void *v,
 			return 0;
 		case SO_RCVBUF:
 		case SO_SNDBUF:
-			err = rs_set_int(name == SO_RCVBUF ? &rs->rcvbuf :
-							      &rs->sndbuf,
-					 v, len);
-			return err;
+			/* Doubled, as Linux and rdma-core store it; it sizes
+			 * buffers made later, so a change after connecting
+			 * is kept but has no effect. */
+			err = rs_set_int(&on, v, len);
+			if (err)
+				return err;
+			if (on < 0 || on > (1 << 28))
+				return EINVAL;
+			*(name == SO_RCVBUF ? &rs->rcvbuf : &rs->sndbuf) =
+				2 * on;
+			return 0;
 		case SO_LINGER:
 			if (!v || len < sizeof(struct linger))
 				return EINVAL;
