@@ -646,7 +646,11 @@ short rs_stream_revents(struct rs *rs)
 			ev |= POLLRDHUP;
 		return ev;
 	case RS_CLOSED:
-		return POLLIN | POLLOUT | POLLHUP | POLLRDHUP;
+		/* The hang-up once what came before it has been read, so
+		 * that a program which takes POLLHUP for the end (rstream
+		 * does) reads everything first. */
+		return POLLIN | POLLOUT | POLLRDHUP |
+		       (rs->rx_count ? 0 : POLLHUP);
 	case RS_FAILED:
 		return POLLIN | POLLOUT | POLLERR | POLLHUP;
 	}

@@ -26,7 +26,7 @@ EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py \
 
 # librdmacm: Debian's rdma_cm programs load ours (a list of its own too).
 CM_TESTS = tests/integration/rdmacm.sh tests/integration/fabric.sh \
-	tests/integration/ucx_rdmacm.sh
+	tests/integration/ucx_rdmacm.sh tests/integration/rsocket.sh
 TESTS += $(CM_TESTS)
 EXTRA_DIST += $(CM_TESTS)
 

@@ -112,6 +112,50 @@ pair() {
 	return 1
 }
 
+# The rdma_cm port spaces, as wait_cm and cm take them.
+TCP=0106
+UDP=0111
+IB=013f
+
+# cm NAME SECONDS PS PORT "SERVER COMMAND" "CLIENT COMMAND": an rdma_cm
+# server and its client; both must exit 0. The client starts once the
+# server listens on (PS, PORT). Outputs stay in $WORK/NAME.{server,client}.
+# CM_SERVER_ENV: VAR=value words for the server only; CM_KILL_SERVER: stop
+# the server once the client is done.
+cm() {
+	_name=$1
+	_secs=$2
+	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
+	# shellcheck disable=SC2086
+	env ${CM_SERVER_ENV-} timeout "$_secs" "$EMU" run $5 \
+		>"$_s.server" 2>&1 &
+	_spid=$!
+	if ! wait_cm "$3" "$4"; then
+		kill "$_spid" 2>/dev/null
+		wait "$_spid" 2>/dev/null
+		bad "$_name: server never listened" "$_s.server"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	timeout "$_secs" "$EMU" run $6 >"$_s.client" 2>&1
+	_crc=$?
+	if [ -n "${CM_KILL_SERVER-}" ]; then
+		kill "$_spid" 2>/dev/null
+		wait "$_spid" 2>/dev/null
+		_src=0
+	else
+		wait "$_spid"
+		_src=$?
+	fi
+	if [ "$_crc" -eq 0 ] && [ "$_src" -eq 0 ]; then
+		ok "$_name"
+		return 0
+	fi
+	bad "$_name: server exit $_src, client exit $_crc" "$_s.server"
+	sed 's/^/    c| /' "$_s.client" | head -20
+	return 1
+}
+
 # Wait until an rdma_cm listener of ours holds port space $1 (hex, as 0106
 # for RDMA_PS_TCP) and port $2 on a wildcard or loopback address: its
 # loopback rendezvous socket listens (flag __SO_ACCEPTCON in

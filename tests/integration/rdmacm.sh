@@ -4,7 +4,7 @@
 # librdmacm.so.1, not Debian's, connect over the CM protocol on QP1 by
 # 127.0.0.1 or by the server port's own address, move data and
 # disconnect. Connecting where nothing listens is rejected; what is not
-# implemented (multicast, rsockets) fails cleanly.
+# implemented (multicast) fails cleanly.
 . "$(dirname "$0")/lib.sh"
 need rping
 
@@ -29,49 +29,6 @@ if [ "$(cat "$WORK/ld.verbs")" = "$top_builddir/.libs/libibverbs.so.1" ]; then
 else
 	bad "rping loads our libibverbs.so.1 and no other" "$WORK/ld.verbs"
 fi
-
-# cm NAME SECONDS PS PORT "SERVER COMMAND" "CLIENT COMMAND": an rdma_cm
-# server and its client; both must exit 0. The client starts once the
-# server listens on (PS, PORT). Outputs stay in $WORK/NAME.{server,client}.
-# CM_SERVER_ENV: VAR=value words for the server only; CM_KILL_SERVER: stop
-# the server once the client is done.
-cm() {
-	_name=$1
-	_secs=$2
-	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
-	# shellcheck disable=SC2086
-	env ${CM_SERVER_ENV-} timeout "$_secs" "$EMU" run $5 \
-		>"$_s.server" 2>&1 &
-	_spid=$!
-	if ! wait_cm "$3" "$4"; then
-		kill "$_spid" 2>/dev/null
-		wait "$_spid" 2>/dev/null
-		bad "$_name: server never listened" "$_s.server"
-		return 1
-	fi
-	# shellcheck disable=SC2086
-	timeout "$_secs" "$EMU" run $6 >"$_s.client" 2>&1
-	_crc=$?
-	if [ -n "${CM_KILL_SERVER-}" ]; then
-		kill "$_spid" 2>/dev/null
-		wait "$_spid" 2>/dev/null
-		_src=0
-	else
-		wait "$_spid"
-		_src=$?
-	fi
-	if [ "$_crc" -eq 0 ] && [ "$_src" -eq 0 ]; then
-		ok "$_name"
-		return 0
-	fi
-	bad "$_name: server exit $_src, client exit $_crc" "$_s.server"
-	sed 's/^/    c| /' "$_s.client" | head -20
-	return 1
-}
-
-TCP=0106
-UDP=0111
-IB=013f
 
 # rping: sizes up to its largest, 100 verified round trips each.
 for size in 64 4096 65535; do
@@ -207,12 +164,7 @@ fails() {
 
 # Multicast is not implemented: mckey's join is refused.
 fails "mckey" 'Operation not supported' mckey -m 239.1.1.1 -b 127.0.0.1
-# rsockets are not implemented: the rsocket programs stop at rsocket().
-nosock='rsocket failed: Function not implemented'
-fails "rstream" "$nosock" rstream
-fails "riostream" "$nosock" riostream -s 127.0.0.1
-fails "udpong" "$nosock" udpong
-fails "rcopy" "$nosock" rcopy "$WORK/ld.out" 127.0.0.1
+# The rsocket programs have their own test: rsocket.sh.
 
 # pyverbs' cmid: an event channel and an id on it.
 if /usr/bin/python3 -c 'import pyverbs.cmid' 2>/dev/null; then
