@@ -102,7 +102,7 @@ static struct rs *rs_alloc(int domain, int type)
 	int fl;
 
 	if (!rs)
-		return NULL;
+		return cm_err_null(ENOMEM);
 	rs->fd = -1;
 	rs->domain = domain;
 	rs->type = type;

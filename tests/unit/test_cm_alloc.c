@@ -2,9 +2,9 @@
  * failing in rdma_create_event_channel, rdma_create_id (with a channel
  * and without), rdma_getaddrinfo, a passive rdma_create_ep, event
  * posting (rdma_write_cm_event, rdma_resolve_addr, rdma_resolve_route)
- * and a listener's side of a connect request. Each fails with ENOMEM or
- * rejects the request, leaves no channel, port or backlog slot behind,
- * and the next try succeeds. cm/ is built into this program so that
+ * a listener's side of a connect request, and rsocket. Each fails with
+ * ENOMEM or rejects the request, leaves no channel, port, backlog slot or
+ * descriptor behind, and the next try succeeds. cm/ is built into this program so that
  * -Wl,--wrap reaches its allocations. */
 
 #include <check.h>
@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 
 #include <rdma/rdma_cma.h>
+#include <rdma/rsocket.h>
 
 #include "tests/unit/testlib.h"
 
@@ -362,6 +363,51 @@ START_TEST(request_no_event)
 }
 END_TEST
 
+/* The lowest free descriptor, to see that a failed call leaks none. */
+static int free_fd(void)
+{
+	int fd = dup(0);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	return fd;
+}
+
+/* rsocket: the socket, its channel and its id, each allocation failing in
+ * turn (every one is a calloc): -1 with ENOMEM, no descriptor left. */
+static void rsocket_each(void (*arm)(int), int type)
+{
+	int n, fd, lowest, failed = 0;
+
+	open_devices();
+	lowest = free_fd();
+	for (n = 1; n <= MAX_ALLOCS; n++) {
+		arm(n);
+		errno = 0;
+		fd = rsocket(AF_INET, type, 0);
+		if (fd < 0) {
+			ck_assert_int_eq(errno, ENOMEM);
+			ck_assert_int_eq(emu_test_alloc_armed(), 0);
+			ck_assert_int_eq(free_fd(), lowest);
+			failed++;
+			continue;
+		}
+		arm(0);
+		ck_assert_int_eq(rclose(fd), 0);
+		ck_assert_int_eq(free_fd(), lowest);
+		break;
+	}
+	ck_assert_int_le(n, MAX_ALLOCS);
+	ck_assert_int_eq(failed, n - 1);
+}
+
+START_TEST(rsocket_calloc)
+{
+	rsocket_each(emu_test_fail_calloc, SOCK_STREAM);
+	rsocket_each(emu_test_fail_calloc, SOCK_DGRAM);
+}
+END_TEST
+
 static Suite *cm_alloc_suite(void)
 {
 	Suite *s = suite_create("cm_alloc");
@@ -377,6 +423,7 @@ static Suite *cm_alloc_suite(void)
 	tcase_add_test(tc, resolve_event_sync);
 	tcase_add_test(tc, request_no_child);
 	tcase_add_test(tc, request_no_event);
+	tcase_add_test(tc, rsocket_calloc);
 	suite_add_tcase(s, tc);
 	return s;
 }
