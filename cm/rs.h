@@ -163,6 +163,7 @@ struct rs {
 
 /* The socket numbered fd, locked; NULL with errno EBADF. */
 struct rs *rs_get(int fd);
+/* Unlock it; errno is left as it was. */
 void rs_put(struct rs *rs);
 /* Whether fd is one of ours, without locking it. */
 bool rs_is_ours(int fd);
@@ -230,5 +231,7 @@ void rs_iov_from(const struct iovec *iov, int iovcnt, size_t skip,
  * nsend send and nrecv receive slots of seg bytes. */
 int rs_queues_alloc(struct rs *rs, struct ibv_context *ctx);
 void rs_queues_free(struct rs *rs);
+/* Post receive slot slot: all seg bytes of it. */
+int rs_post_recv(struct rs *rs, uint32_t slot);
 
 #endif

@@ -95,19 +95,6 @@ void rs_dgram_free(struct rs *rs)
 
 /* ---- The QP */
 
-static int rs_ud_post_recv(struct rs *rs, uint32_t slot)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(rs->rbuf + (size_t)slot * rs->seg),
-		.length = rs->seg,
-		.lkey = rs->rmr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
-				  .num_sge = 1 }, *bad;
-
-	return ibv_post_recv(rs->qp, &wr, &bad);
-}
-
 /* The UD QP, its queues and receives, on ctx's port. */
 static int rs_ud_setup(struct rs *rs, struct ibv_context *ctx, uint8_t port)
 {
@@ -159,7 +146,7 @@ static int rs_ud_setup(struct rs *rs, struct ibv_context *ctx, uint8_t port)
 	if (ibv_modify_qp(rs->qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN))
 		return -1;
 	for (i = 0; i < rs->nrecv; i++)
-		if (rs_ud_post_recv(rs, i))
+		if (rs_post_recv(rs, i))
 			return rs_refuse(ENOMEM, "cannot post UD receives");
 	return 0;
 }
@@ -386,7 +373,7 @@ static void rs_dgram_wc(struct rs *rs, struct ibv_wc *wc)
 drop:
 	rs_log("socket %d: datagram without an rsocket header dropped",
 	       rs->fd);
-	if (rs_ud_post_recv(rs, slot))
+	if (rs_post_recv(rs, slot))
 		rs_log("socket %d: cannot repost a receive", rs->fd);
 }
 
@@ -561,7 +548,7 @@ ssize_t rs_dgram_recv(struct rs *rs, const struct iovec *iov, int iovcnt,
 	if (flags & MSG_TRUNC)
 		n = rx->len;
 	if (!(flags & MSG_PEEK)) {
-		if (rs_ud_post_recv(rs, rx->slot))
+		if (rs_post_recv(rs, rx->slot))
 			rs_log("socket %d: cannot repost a receive", rs->fd);
 		rs->rx_head = (rs->rx_head + 1) % rs->nrecv;
 		rs->rx_count--;

@@ -46,14 +46,16 @@ size_t rs_iov_len(const struct iovec *iov, int iovcnt)
 	return n;
 }
 
-void rs_iov_to(const struct iovec *iov, int iovcnt, size_t skip, void *dst,
-	       size_t len)
+/* Copy len bytes between the iovec, skip bytes in, and buf: into the
+ * iovec when in is true, out of it otherwise. */
+static void rs_iov_copy(const struct iovec *iov, int iovcnt, size_t skip,
+			uint8_t *buf, size_t len, bool in)
 {
-	uint8_t *d = dst;
 	int i;
 
 	for (i = 0; i < iovcnt && len; i++) {
 		size_t n = iov[i].iov_len;
+		uint8_t *p = (uint8_t *)iov[i].iov_base + skip;
 
 		if (skip >= n) {
 			skip -= n;
@@ -62,34 +64,26 @@ void rs_iov_to(const struct iovec *iov, int iovcnt, size_t skip, void *dst,
 		n -= skip;
 		if (n > len)
 			n = len;
-		memcpy(d, (uint8_t *)iov[i].iov_base + skip, n);
-		d += n;
+		if (in)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		buf += n;
 		len -= n;
 		skip = 0;
 	}
 }
 
+void rs_iov_to(const struct iovec *iov, int iovcnt, size_t skip, void *dst,
+	       size_t len)
+{
+	rs_iov_copy(iov, iovcnt, skip, dst, len, false);
+}
+
 void rs_iov_from(const struct iovec *iov, int iovcnt, size_t skip,
 		 const void *src, size_t len)
 {
-	const uint8_t *s = src;
-	int i;
-
-	for (i = 0; i < iovcnt && len; i++) {
-		size_t n = iov[i].iov_len;
-
-		if (skip >= n) {
-			skip -= n;
-			continue;
-		}
-		n -= skip;
-		if (n > len)
-			n = len;
-		memcpy((uint8_t *)iov[i].iov_base + skip, s, n);
-		s += n;
-		len -= n;
-		skip = 0;
-	}
+	rs_iov_copy(iov, iovcnt, skip, (uint8_t *)src, len, true);
 }
 
 /* ---- The queues */
@@ -189,7 +183,7 @@ static uint32_t rs_clamp(long v, uint32_t lo, uint32_t hi)
 	return v < (long)lo ? lo : v > (long)hi ? hi : (uint32_t)v;
 }
 
-static int rs_post_recv(struct rs *rs, uint32_t slot)
+int rs_post_recv(struct rs *rs, uint32_t slot)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(rs->rbuf + (size_t)slot * rs->seg),

@@ -91,7 +91,11 @@ struct rs *rs_get(int fd)
 
 void rs_put(struct rs *rs)
 {
+	int err = errno;
+
 	pthread_mutex_unlock(&rs->lock);
+	/* The callers return right after: what failed stays in errno. */
+	errno = err;
 }
 
 /* ---- Creating and destroying */
@@ -235,9 +239,7 @@ int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 	} else {
 		ret = rs_dgram_bind(rs, addr);
 	}
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
@@ -354,16 +356,14 @@ int rconnect(int socket, const struct sockaddr *addr, socklen_t addrlen)
 	}
 	ret = rs->type == SOCK_STREAM ? rs_stream_connect(rs, addr) :
 					rs_dgram_connect(rs, addr);
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
 int rshutdown(int socket, int how)
 {
 	struct rs *rs = rs_get(socket);
-	int err, ret;
+	int ret;
 
 	if (!rs)
 		return -1;
@@ -383,9 +383,7 @@ int rshutdown(int socket, int how)
 		return 0;
 	}
 	ret = rs_stream_shutdown(rs, how);
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
@@ -396,7 +394,6 @@ static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 {
 	struct rs *rs;
 	ssize_t ret;
-	int err;
 
 	if (iovcnt < 0 || (iovcnt && !iov))
 		return cm_err(EINVAL);
@@ -412,9 +409,7 @@ static ssize_t rs_sendv(int socket, const struct iovec *iov, int iovcnt,
 	} else {
 		ret = rs_dgram_send(rs, iov, iovcnt, flags, to);
 	}
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
@@ -423,7 +418,6 @@ static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
 {
 	struct rs *rs;
 	ssize_t ret;
-	int err;
 
 	if (iovcnt < 0 || (iovcnt && !iov))
 		return cm_err(EINVAL);
@@ -437,9 +431,7 @@ static ssize_t rs_recvv(int socket, const struct iovec *iov, int iovcnt,
 	} else {
 		ret = rs_dgram_recv(rs, iov, iovcnt, flags, from, fromlen);
 	}
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
@@ -824,7 +816,6 @@ off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 {
 	struct rs *rs;
 	off_t ret;
-	int err;
 
 	if (!buf || !len || flags)
 		return cm_err(EINVAL);
@@ -836,24 +827,20 @@ off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 		return rs_refuse(EOPNOTSUPP, "riomap: not a stream socket");
 	}
 	ret = rs_iomap(rs, buf, len, prot, offset);
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
 int riounmap(int socket, void *buf, size_t len)
 {
 	struct rs *rs = rs_get(socket);
-	int ret, err;
+	int ret;
 
 	if (!rs)
 		return -1;
 	ret = rs->type == SOCK_STREAM ? rs_iounmap(rs, buf, len) :
 					cm_err(EINVAL);
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return ret;
 }
 
@@ -862,7 +849,6 @@ size_t riowrite(int socket, const void *buf, size_t count, off_t offset,
 {
 	struct rs *rs;
 	ssize_t ret;
-	int err;
 
 	if (!buf && count)
 		return (size_t)cm_err(EINVAL);
@@ -872,8 +858,6 @@ size_t riowrite(int socket, const void *buf, size_t count, off_t offset,
 	ret = rs->type == SOCK_STREAM ?
 		      rs_iowrite(rs, buf, count, offset, flags) :
 		      cm_err(EOPNOTSUPP);
-	err = errno;
 	rs_put(rs);
-	errno = err;
 	return (size_t)ret;
 }
