@@ -1,6 +1,6 @@
 /* cm/rsocket.c: the rsockets front end: the table from socket numbers to
  * sockets, and the calls that check their arguments and dispatch to the
- * stream (cm/stream.c) or datagram (cm/dgram.c) side: rsocket, rbind,
+ * stream (cm/rs_stream.c) or datagram (cm/rs_dgram.c) side: rsocket, rbind,
  * rlisten, raccept, rconnect, rshutdown, rclose, the send and receive
  * family, the socket options, rfcntl, the names, and riomap. */
 
