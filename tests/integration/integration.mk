@@ -24,9 +24,11 @@ TESTS += $(VIEW_TESTS)
 EXTRA_DIST += $(VIEW_TESTS) tests/integration/view_check.py \
 	tests/integration/mpi_pingpong.c
 
-# librdmacm: Debian's rdma_cm programs load ours (a list of its own too).
+# librdmacm: Debian's rdma_cm programs load ours (a list of its own too),
+# and rsockets between two processes of ours.
 CM_TESTS = tests/integration/rdmacm.sh tests/integration/fabric.sh \
-	tests/integration/ucx_rdmacm.sh tests/integration/rsocket.sh
+	tests/integration/ucx_rdmacm.sh tests/integration/rsocket.sh \
+	tests/integration/rs_check.sh
 TESTS += $(CM_TESTS)
 EXTRA_DIST += $(CM_TESTS)
 
@@ -40,6 +42,12 @@ tests_integration_datacheck_SOURCES = tests/integration/datacheck.c
 tests_integration_datacheck_LDADD = libtwohost.la libibverbs.la
 tests_integration_peer_death_SOURCES = tests/integration/peer_death.c
 tests_integration_peer_death_LDADD = libtwohost.la libibverbs.la
+
+# rsockets over our librdmacm: a server and a client process, every
+# check one line.
+check_PROGRAMS += tests/integration/rs_check
+tests_integration_rs_check_SOURCES = tests/integration/rs_check.c
+tests_integration_rs_check_LDADD = librdmacm.la libibverbs.la
 
 if HAVE_DEBIAN_VERBS
 # Built against the system header and library on purpose (no -I include):

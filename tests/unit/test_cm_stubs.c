@@ -1,15 +1,20 @@
-/* Unit tests for cm/stubs.c: what librdmacm still does not implement.
- * Multicast fails with -1/EOPNOTSUPP (arguments it can never take with
- * EINVAL, unknown rdma_join_multicast_ex mask bits with ENOTSUP, as
- * rdma-core), rdma_resolve_addrinfo and rdma_query_addrinfo with ENOSYS,
- * and every rsockets call with ENOSYS. The implemented calls are
- * test_cm_api.c's. */
+/* Unit tests for cm/stubs.c, what librdmacm still does not implement, and
+ * for the refusals of the rsockets front end (cm/rsocket.c) that need no
+ * peer. Multicast fails with -1/EOPNOTSUPP (arguments it can never take
+ * with EINVAL, unknown rdma_join_multicast_ex mask bits with ENOTSUP, as
+ * rdma-core), rdma_resolve_addrinfo and rdma_query_addrinfo with ENOSYS.
+ * rsockets refuse numbers that are not rsockets with EBADF and sockets
+ * they cannot make with ENOTSUP, and rpoll and rselect over real
+ * descriptors only behave as poll and select. The implemented rdma_cm
+ * calls are test_cm_api.c's; rsockets between two processes are
+ * tests/integration/rs_check.c's. */
 
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include <rdma/rdma_cma.h>
@@ -173,51 +178,124 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* rsockets                                                            */
 
-START_TEST(rsockets)
+/* Numbers that are not rsockets: -1, a real descriptor (a pipe's) and
+ * one far past any descriptor; every call says EBADF, as rdma-core's
+ * finds no socket in its index. */
+START_TEST(rsockets_not_ours)
 {
-	char buf[8];
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in name;
+	char buf[8] = { 0 };
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct pollfd pfd = { .fd = 0, .events = POLLIN };
-	struct epoll_event epev;
-	socklen_t len = 0;
+	socklen_t len;
+	int p[2], fds[3], i, v = 1;
 
-	CK_FAILS(rsocket(AF_INET, SOCK_STREAM, 0), ENOSYS);
-	CK_FAILS(rbind(3, NULL, 0), ENOSYS);
-	CK_FAILS(rlisten(3, 1), ENOSYS);
-	CK_FAILS(raccept(3, NULL, NULL), ENOSYS);
-	CK_FAILS(rconnect(3, NULL, 0), ENOSYS);
-	CK_FAILS(rshutdown(3, SHUT_RDWR), ENOSYS);
-	CK_FAILS(rclose(3), ENOSYS);
-	CK_FAILS(rrecv(3, buf, sizeof(buf), 0), ENOSYS);
-	CK_FAILS(rrecvfrom(3, buf, sizeof(buf), 0, NULL, NULL), ENOSYS);
-	CK_FAILS(rrecvmsg(3, &msg, 0), ENOSYS);
-	CK_FAILS(rsend(3, buf, sizeof(buf), 0), ENOSYS);
-	CK_FAILS(rsendto(3, buf, sizeof(buf), 0, NULL, 0), ENOSYS);
-	CK_FAILS(rsendmsg(3, &msg, 0), ENOSYS);
-	CK_FAILS(rread(3, buf, sizeof(buf)), ENOSYS);
-	CK_FAILS(rreadv(3, &iov, 1), ENOSYS);
-	CK_FAILS(rwrite(3, buf, sizeof(buf)), ENOSYS);
-	CK_FAILS(rwritev(3, &iov, 1), ENOSYS);
-	CK_FAILS(rpoll(&pfd, 1, 0), ENOSYS);
-	CK_FAILS(rselect(0, NULL, NULL, NULL, NULL), ENOSYS);
-	CK_FAILS(rgetpeername(3, NULL, &len), ENOSYS);
-	CK_FAILS(rgetsockname(3, NULL, NULL), ENOSYS);
-	CK_FAILS(rsetsockopt(3, SOL_RDMA, RDMA_SQSIZE, NULL, 0), ENOSYS);
-	CK_FAILS(rgetsockopt(3, SOL_RDMA, RDMA_RQSIZE, NULL, NULL), ENOSYS);
-	CK_FAILS(rfcntl(3, F_GETFL), ENOSYS);
-	CK_FAILS(rfcntl(3, F_SETFL, O_NONBLOCK), ENOSYS);
-	errno = 0;
-	ck_assert(riomap(3, buf, sizeof(buf), PROT_WRITE, 0, -1) ==
-		  (off_t)-1);
-	ck_assert_int_eq(errno, ENOSYS);
-	CK_FAILS(riounmap(3, buf, sizeof(buf)), ENOSYS);
-	errno = 0;
-	ck_assert(riowrite(3, buf, sizeof(buf), 0, 0) == (size_t)-1);
-	ck_assert_int_eq(errno, ENOSYS);
-	CK_FAILS(repoll_create(0), ENOSYS);
-	CK_FAILS(repoll_ctl(3, EPOLL_CTL_ADD, 4, &epev), ENOSYS);
-	CK_FAILS(repoll_wait(3, &epev, 1, 0), ENOSYS);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(7471);
+	ck_assert_int_eq(pipe(p), 0);
+	fds[0] = -1;
+	fds[1] = p[0];
+	fds[2] = 1 << 20;
+	for (i = 0; i < 3; i++) {
+		int fd = fds[i];
+
+		CK_FAILS(rbind(fd, (struct sockaddr *)&sin, sizeof(sin)),
+			 EBADF);
+		CK_FAILS(rlisten(fd, 1), EBADF);
+		CK_FAILS(raccept(fd, NULL, NULL), EBADF);
+		CK_FAILS(rconnect(fd, (struct sockaddr *)&sin, sizeof(sin)),
+			 EBADF);
+		CK_FAILS(rshutdown(fd, SHUT_RDWR), EBADF);
+		CK_FAILS(rrecv(fd, buf, sizeof(buf), 0), EBADF);
+		CK_FAILS(rrecvfrom(fd, buf, sizeof(buf), 0, NULL, NULL),
+			 EBADF);
+		CK_FAILS(rrecvmsg(fd, &msg, 0), EBADF);
+		CK_FAILS(rread(fd, buf, sizeof(buf)), EBADF);
+		CK_FAILS(rreadv(fd, &iov, 1), EBADF);
+		CK_FAILS(rsend(fd, buf, sizeof(buf), 0), EBADF);
+		CK_FAILS(rsendto(fd, buf, sizeof(buf), 0,
+				 (struct sockaddr *)&sin, sizeof(sin)), EBADF);
+		CK_FAILS(rsendmsg(fd, &msg, 0), EBADF);
+		CK_FAILS(rwrite(fd, buf, sizeof(buf)), EBADF);
+		CK_FAILS(rwritev(fd, &iov, 1), EBADF);
+		len = sizeof(name);
+		CK_FAILS(rgetpeername(fd, (struct sockaddr *)&name, &len),
+			 EBADF);
+		len = sizeof(name);
+		CK_FAILS(rgetsockname(fd, (struct sockaddr *)&name, &len),
+			 EBADF);
+		CK_FAILS(rsetsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v,
+				     sizeof(v)), EBADF);
+		len = sizeof(v);
+		CK_FAILS(rgetsockopt(fd, SOL_SOCKET, SO_ERROR, &v, &len),
+			 EBADF);
+		CK_FAILS(rfcntl(fd, F_GETFL), EBADF);
+		CK_FAILS(rfcntl(fd, F_SETFL, O_NONBLOCK), EBADF);
+		errno = 0;
+		ck_assert(riomap(fd, buf, sizeof(buf), PROT_WRITE, 0, -1) ==
+			  (off_t)-1);
+		ck_assert_int_eq(errno, EBADF);
+		CK_FAILS(riounmap(fd, buf, sizeof(buf)), EBADF);
+		errno = 0;
+		ck_assert(riowrite(fd, buf, sizeof(buf), 0, 0) == (size_t)-1);
+		ck_assert_int_eq(errno, EBADF);
+		CK_FAILS(rclose(fd), EBADF);
+	}
+	/* rclose of a real descriptor left it alone. */
+	ck_assert_int_ge(fcntl(p[0], F_GETFD), 0);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/* Sockets rsockets cannot make: refused before any rdma call. */
+START_TEST(rsockets_not_supported)
+{
+	CK_FAILS(rsocket(AF_UNIX, SOCK_STREAM, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_PACKET, SOCK_DGRAM, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_UNSPEC, SOCK_STREAM, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET, SOCK_RAW, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET, SOCK_SEQPACKET, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET6, SOCK_RDM, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET, SOCK_RAW | SOCK_NONBLOCK, 0), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET, SOCK_STREAM, IPPROTO_UDP), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET, SOCK_STREAM, IPPROTO_SCTP), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET, SOCK_DGRAM, IPPROTO_TCP), ENOTSUP);
+	CK_FAILS(rsocket(AF_INET6, SOCK_DGRAM, IPPROTO_TCP), ENOTSUP);
+	CK_FAILS(rsocket(AF_IB, SOCK_DGRAM, 0), ENOTSUP);
+}
+END_TEST
+
+/* rpoll and rselect with real descriptors only: poll and select. */
+START_TEST(rsockets_poll_real_fds)
+{
+	struct timeval zero = { 0, 0 };
+	struct pollfd pfd[2];
+	fd_set rd;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	pfd[0] = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	ck_assert_int_eq(rpoll(pfd, 1, 0), 0);
+	ck_assert_int_eq(pfd[0].revents, 0);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	ck_assert_int_eq(rpoll(pfd, 1, 0), 1);
+	ck_assert_int_eq(pfd[0].revents, POLLIN);
+	ck_assert_int_eq(rpoll(pfd, 1, 1000), 1);
+	ck_assert_int_eq(pfd[0].revents, POLLIN);
+	/* Both ends: the read end readable, the write end writable. */
+	pfd[1] = (struct pollfd){ .fd = p[1], .events = POLLOUT };
+	ck_assert_int_eq(rpoll(pfd, 2, 0), 2);
+	ck_assert_int_eq(pfd[1].revents, POLLOUT);
+
+	ck_assert_int_eq(rselect(0, NULL, NULL, NULL, &zero), 0);
+	FD_ZERO(&rd);
+	FD_SET(p[0], &rd);
+	ck_assert_int_eq(rselect(p[0] + 1, &rd, NULL, NULL, &zero), 1);
+	ck_assert(FD_ISSET(p[0], &rd));
+	close(p[0]);
+	close(p[1]);
 }
 END_TEST
 
@@ -237,7 +315,9 @@ static Suite *cm_stubs_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rsocket");
-	tcase_add_test(tc, rsockets);
+	tcase_add_test(tc, rsockets_not_ours);
+	tcase_add_test(tc, rsockets_not_supported);
+	tcase_add_test(tc, rsockets_poll_real_fds);
 	suite_add_tcase(s, tc);
 
 	return s;
