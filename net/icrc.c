@@ -271,6 +271,49 @@ bool icrc_solve_ipv4_id(uint32_t computed, uint32_t got, size_t dgram_len,
 	return true;
 }
 
+/* x^(8n) mod P by squaring: what moving a word n bytes back multiplies
+ * its effect on the CRC by. */
+static uint32_t gf_x_bytes(uint32_t n)
+{
+	uint32_t b = GF_ONE, r = GF_ONE;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b = b & 1 ? (b >> 1) ^ CRC32_POLY : b >> 1;
+	while (n) {
+		if (n & 1)
+			r = gf_mul(r, b);
+		b = gf_mul(b, b);
+		n >>= 1;
+	}
+	return r;
+}
+
+static _Atomic uint32_t move_factor[SOLVE_CACHE];
+
+uint32_t icrc_with_ipv4_id(uint32_t icrc, size_t dgram_len, uint16_t id)
+{
+	/* As the solver counts: the word, IPv4 bytes 8..19, UDP, the
+	 * datagram up to its ICRC, and the word's own x^32. */
+	uint32_t n = (uint32_t)(12 + ICRC_UDP_LEN + dgram_len - ICRC_LEN + 4);
+	uint32_t f = 0, w;
+
+	if (!id || dgram_len < ICRC_LEN)
+		return icrc;
+	if (dgram_len < SOLVE_CACHE)
+		f = atomic_load_explicit(&move_factor[dgram_len],
+					 memory_order_relaxed);
+	if (!f) {
+		f = gf_x_bytes(n);
+		if (dgram_len < SOLVE_CACHE)
+			atomic_store_explicit(&move_factor[dgram_len], f,
+					      memory_order_relaxed);
+	}
+	/* The identification's two bytes in wire order, reflected. */
+	w = (uint32_t)(id >> 8) | (uint32_t)(id & 0xff) << 8;
+	return icrc ^ gf_mul(w, f);
+}
+
 bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
 			uint16_t sport, uint16_t dport, const void *ib,
 			size_t dgram_len, uint16_t *ip_id, uint16_t *ip_frag)

@@ -113,6 +113,13 @@ bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
 bool icrc_solve_ipv4_id(uint32_t computed, uint32_t got, size_t dgram_len,
 			uint16_t *id, uint16_t *frag);
 
+/*
+ * The ICRC of the same datagram (dgram_len bytes, BTH through ICRC) sent
+ * over IPv4 with identification id instead of 0, DF unchanged: for the
+ * segments of a GSO send, which the kernel numbers 0, 1, 2, ...
+ */
+uint32_t icrc_with_ipv4_id(uint32_t icrc, size_t dgram_len, uint16_t id);
+
 static inline void icrc_put(void *dst, uint32_t crc)
 {
 	uint8_t *p = dst;

@@ -472,15 +472,29 @@ END_TEST
 
 /* A datagram of len bytes (BTH through ICRC) with random contents whose
  * ICRC is that of a real IPv4 header carrying id and frag. */
+static void stamp_dgram(uint8_t *d, size_t len, const struct in_addr *a,
+			const struct in_addr *b, uint16_t sport, uint16_t id,
+			uint16_t frag);
+
 static void make_dgram(uint8_t *d, size_t len, const struct in_addr *a,
 		       const struct in_addr *b, uint16_t sport, uint16_t id,
 		       uint16_t frag)
 {
-	uint8_t ph[ICRC_PSEUDO_MAX];
-	size_t i, n;
+	size_t i;
 
 	for (i = 0; i < len; i++)
 		d[i] = (uint8_t)rnd();
+	stamp_dgram(d, len, a, b, sport, id, frag);
+}
+
+/* The ICRC of d as sent with identification id and flags frag. */
+static void stamp_dgram(uint8_t *d, size_t len, const struct in_addr *a,
+			const struct in_addr *b, uint16_t sport, uint16_t id,
+			uint16_t frag)
+{
+	uint8_t ph[ICRC_PSEUDO_MAX];
+	size_t n;
+
 	n = icrc_pseudo_v4(ph, a, b, sport, WIRE_ROCE_UDP_PORT, len);
 	wire_put16(ph + 4, id);
 	wire_put16(ph + 6, frag);
@@ -531,6 +545,41 @@ START_TEST(test_solve_any_id)
 	ck_assert(!icrc_check_rebuilt(&sa, &sb, 0xc123, WIRE_ROCE_UDP_PORT,
 				      d, 15, &id, &frag));
 	ck_assert(!icrc_solve_ipv4_id(1, 2, 15, &id, &frag));
+}
+END_TEST
+
+/* A datagram made for identification 0 and moved to another with
+ * icrc_with_ipv4_id carries the ICRC a sender of that identification
+ * computes, as the segments of a GSO send must. */
+START_TEST(test_with_ipv4_id)
+{
+	static uint8_t d[4300], e[4300];
+	struct in_addr a = { htonl(0x0a4d0002) }, b = { htonl(0x0a4d0001) };
+	struct in6_addr sa, sb;
+	uint16_t id, frag, want;
+	size_t len;
+	uint32_t moved;
+	int i;
+
+	v4(&sa, &a);
+	v4(&sb, &b);
+	for (i = 0; i < 2000; i++) {
+		len = 16 + rnd() % (sizeof(d) - 16);
+		want = (uint16_t)rnd();
+		make_dgram(d, len, &a, &b, 0xc123, 0, 0x4000);
+		memcpy(e, d, len);
+		stamp_dgram(e, len, &a, &b, 0xc123, want, 0x4000);
+		moved = icrc_with_ipv4_id(icrc_get(d + len - 4), len, want);
+		ck_assert_msg(moved == icrc_get(e + len - 4),
+			      "len %zu id %04x", len, want);
+		icrc_put(d + len - 4, moved);
+		ck_assert(icrc_check_rebuilt(&sa, &sb, 0xc123,
+					     WIRE_ROCE_UDP_PORT, d, len, &id,
+					     &frag));
+		ck_assert_uint_eq(id, want);
+	}
+	/* Identification 0 changes nothing. */
+	ck_assert_uint_eq(icrc_with_ipv4_id(0x12345678, 100, 0), 0x12345678);
 }
 END_TEST
 
@@ -654,6 +703,7 @@ static Suite *icrc_suite(void)
 	tc = tcase_create("ipv4_id");
 	tcase_add_test(tc, test_solve_scapy_vector);
 	tcase_add_test(tc, test_solve_any_id);
+	tcase_add_test(tc, test_with_ipv4_id);
 	tcase_add_test(tc, test_solve_damage);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
