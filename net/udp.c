@@ -12,12 +12,22 @@
 #include <net/if.h>
 #include <stdio.h>
 
+#include "net/icrc.h"
 #include "net/udp.h"
 
 /* Room for the ancillary data one datagram may bring: packet info, TTL and
  * TOS (or their IPv6 twins), each a small cmsg. */
 #define RX_CTL_LEN	256
-#define TX_CTL_LEN	CMSG_SPACE(sizeof(struct in6_pktinfo))
+#define TX_PKTINFO_LEN	CMSG_SPACE(sizeof(struct in6_pktinfo))
+#define TX_CTL_LEN	(TX_PKTINFO_LEN + CMSG_SPACE(sizeof(uint16_t)))
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT	103
+#endif
+/* Segments one GSO send carries at most (the kernel's UDP_MAX_SEGMENTS),
+ * and the bytes, under IPv4's largest datagram. */
+#define GSO_MAX_SEGS	64
+#define GSO_MAX_BYTES	65000
 
 /* A provided receive buffer: what multishot recvmsg writes in it is its
  * header, the source address, the control data, then the datagram. The
@@ -55,6 +65,16 @@ struct emu_udp_uring {
 	unsigned int nfree;
 	int tx_cur;			/* slot handed out, not yet queued */
 	unsigned int tx_queued;		/* prepared, not yet submitted */
+
+	/* GSO: datagrams of one size to one peer, queued one after the
+	 * other, join the send that the first of them opened (its slot is
+	 * the group's head), as long as it is not yet submitted. */
+	bool gso;
+	int grp_head, grp_last;		/* slots, -1: no open group */
+	unsigned int grp_n, grp_sock;
+	uint32_t grp_seg, grp_bytes;
+	int16_t grp_next[EMU_UDP_TX_BUFS];	/* the slots of a group */
+	struct iovec *gso_iov;		/* [TX_BUFS][GSO_MAX_SEGS] */
 };
 
 static int setopt(int fd, int level, int name, int val)
@@ -164,6 +184,7 @@ static void uring_close(struct emu_udp *u)
 	free(ur->rx_buf);
 	free(ur->tx_buf);
 	free(ur->tx_ctl);
+	free(ur->gso_iov);
 	free(ur);
 	u->ur = NULL;
 }
@@ -203,7 +224,9 @@ static int uring_open(struct emu_udp *u)
 	ur->rx_buf = malloc((size_t)EMU_UDP_RX_BUFS * RX_SLOT);
 	ur->tx_buf = malloc((size_t)EMU_UDP_TX_BUFS * EMU_UDP_BUF);
 	ur->tx_ctl = calloc(EMU_UDP_TX_BUFS, TX_CTL_LEN);
-	if (!ur->rx_buf || !ur->tx_buf || !ur->tx_ctl) {
+	ur->gso_iov = calloc((size_t)EMU_UDP_TX_BUFS * GSO_MAX_SEGS,
+			     sizeof(struct iovec));
+	if (!ur->rx_buf || !ur->tx_buf || !ur->tx_ctl || !ur->gso_iov) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -226,6 +249,8 @@ static int uring_open(struct emu_udp *u)
 		ur->tx_free[i] = (uint16_t)i;
 	ur->nfree = EMU_UDP_TX_BUFS;
 	ur->tx_cur = -1;
+	ur->grp_head = -1;
+	ur->gso = u->gso;
 	return 0;
 fail:
 	uring_close(u);
@@ -241,6 +266,14 @@ static struct io_uring_sqe *get_sqe(struct io_uring *ring)
 		sqe = io_uring_get_sqe(ring);
 	}
 	return sqe;
+}
+
+/* Submitted sends are the kernel's: no more segments join them. */
+static void tx_submit(struct emu_udp_uring *ur)
+{
+	io_uring_submit(&ur->tx);
+	ur->tx_queued = 0;
+	ur->grp_head = -1;
 }
 
 /* One multishot recvmsg keeps delivering until the buffers run out. */
@@ -437,6 +470,7 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 		 const struct in6_addr *local, bool any, enum emu_udp_mode mode)
 {
 	unsigned int i;
+	const char *gso;
 	int fd;
 
 	memset(u, 0, sizeof(*u));
@@ -489,6 +523,12 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 		u->tx_fd[i] = fd;
 	}
 	u->uring_wanted = mode == EMU_UDP_AUTO;
+	/* GSO where the kernel has it (4.18 on) and EMUVERBS_GSO is not
+	 * "0": setting a socket-wide segment size of 0 is a no-op that
+	 * only a kernel with UDP_SEGMENT accepts. */
+	gso = getenv("EMUVERBS_GSO");
+	u->gso = !(gso && !strcmp(gso, "0")) &&
+		 !setopt(u->tx_fd[0], SOL_UDP, UDP_SEGMENT, 0);
 	return 0;
 }
 
@@ -544,11 +584,11 @@ static void uring_reap(struct emu_udp *u, bool wait)
 {
 	struct emu_udp_uring *ur = u->ur;
 	struct io_uring_cqe *cqe;
+	unsigned int n;
+	int slot;
 
-	if (ur->tx_queued) {
-		io_uring_submit(&ur->tx);
-		ur->tx_queued = 0;
-	}
+	if (ur->tx_queued)
+		tx_submit(ur);
 	for (;;) {
 		if (io_uring_peek_cqe(&ur->tx, &cqe)) {
 			if (!wait || ur->nfree)
@@ -556,16 +596,28 @@ static void uring_reap(struct emu_udp *u, bool wait)
 			if (io_uring_wait_cqe(&ur->tx, &cqe))
 				break;
 		}
+		n = 0;
+		for (slot = (int)io_uring_cqe_get_data64(cqe); slot >= 0;
+		     slot = ur->grp_next[slot]) {
+			ur->tx_free[ur->nfree++] = (uint16_t)slot;
+			n++;
+		}
 		if (cqe->res < 0) {
-			/* Dropped like a lost packet: the reliable
-			 * transport retransmits it. */
-			u->tx_dropped++;
+			/* Dropped like lost packets: the reliable transport
+			 * retransmits them. A kernel or device that cannot
+			 * segment (EIO: no checksum offload) gets no more
+			 * GSO sends. */
+			u->tx_dropped += n;
+			if (n > 1 && ur->gso) {
+				ur->gso = false;
+				fprintf(stderr, "emuverbs: UDP GSO send "
+					"failed (%s): sending datagram by "
+					"datagram\n", strerror(-cqe->res));
+			}
 		} else {
-			u->tx_packets++;
+			u->tx_packets += n;
 			u->tx_bytes += (uint64_t)cqe->res;
 		}
-		ur->tx_free[ur->nfree++] =
-			(uint16_t)io_uring_cqe_get_data64(cqe);
 		io_uring_cqe_seen(&ur->tx, cqe);
 	}
 }
@@ -651,6 +703,66 @@ static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
 	return true;
 }
 
+/*
+ * Slot i (already filled for its own send) joins the open group as its
+ * next segment, if it goes to the same peer from the same socket and
+ * fits: true if it did. A segment shorter than the group's size ends it.
+ * The kernel numbers the segments' IPv4 identifications 0, 1, 2, ...:
+ * segment k's ICRC, made for 0, is moved to k.
+ */
+static bool gso_join(struct emu_udp *u, unsigned int i, unsigned int sock,
+		     uint32_t len)
+{
+	struct emu_udp_uring *ur = u->ur;
+	int h = ur->grp_head;
+	struct msghdr *hm, *m = &ur->tx_msg[i];
+	struct cmsghdr *c;
+	uint8_t *buf, *ctl;
+	uint16_t seg;
+
+	if (h < 0 || !ur->gso || sock != ur->grp_sock || len > ur->grp_seg ||
+	    ur->grp_n >= GSO_MAX_SEGS ||
+	    ur->grp_bytes + len > GSO_MAX_BYTES)
+		return false;
+	hm = &ur->tx_msg[h];
+	if (m->msg_namelen != hm->msg_namelen ||
+	    memcmp(m->msg_name, hm->msg_name, m->msg_namelen) ||
+	    (m->msg_controllen && !hm->msg_controllen) ||
+	    (m->msg_controllen &&
+	     memcmp(m->msg_control, hm->msg_control, m->msg_controllen)))
+		return false;
+	buf = ur->tx_buf + (size_t)i * EMU_UDP_BUF;
+	if (u->family == AF_INET ||
+	    IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)m->msg_name)
+					   ->sin6_addr))
+		icrc_put(buf + len - ICRC_LEN,
+			 icrc_with_ipv4_id(icrc_get(buf + len - ICRC_LEN), len,
+					   (uint16_t)ur->grp_n));
+	if (ur->grp_n == 1) {
+		/* Two segments make it a GSO send: say the size. */
+		ctl = ur->tx_ctl + (size_t)h * TX_CTL_LEN;
+		c = (struct cmsghdr *)(ctl + hm->msg_controllen);
+		memset(c, 0, CMSG_SPACE(sizeof(seg)));
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(seg));
+		seg = (uint16_t)ur->grp_seg;
+		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+		hm->msg_control = ctl;
+		hm->msg_controllen += CMSG_SPACE(sizeof(seg));
+	}
+	hm->msg_iov[ur->grp_n++] = (struct iovec){ buf, len };
+	hm->msg_iovlen = ur->grp_n;
+	ur->grp_bytes += len;
+	ur->grp_next[ur->grp_last] = (int16_t)i;
+	ur->grp_next[i] = -1;
+	ur->grp_last = (int)i;
+	if (len < ur->grp_seg)
+		ur->grp_head = -1;
+	ur->tx_cur = -1;
+	return true;
+}
+
 void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 		      const struct in6_addr *src, const struct in6_addr *dst,
 		      uint16_t dport, uint32_t len)
@@ -670,6 +782,21 @@ void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 			      dport, len)) {
 			u->tx_dropped++;
 			return;		/* the slot stays handed out */
+		}
+		if (gso_join(u, i, sock, len))
+			return;
+		ur->grp_next[i] = -1;
+		if (ur->gso) {
+			/* Open a group: later segments add iovecs here. */
+			struct iovec *v = ur->gso_iov + (size_t)i * GSO_MAX_SEGS;
+
+			v[0] = ur->tx_iov[i];
+			ur->tx_msg[i].msg_iov = v;
+			ur->grp_head = ur->grp_last = (int)i;
+			ur->grp_n = 1;
+			ur->grp_sock = sock;
+			ur->grp_seg = len;
+			ur->grp_bytes = len;
 		}
 		sqe = get_sqe(&ur->tx);
 		if (!sqe) {

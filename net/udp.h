@@ -52,6 +52,7 @@ struct emu_udp_uring;
 struct emu_udp {
 	struct emu_udp_uring *ur;	/* io_uring in use, else NULL */
 	bool uring_wanted;		/* emu_udp_start tries io_uring */
+	bool gso;			/* the send sockets take UDP_SEGMENT */
 	int rx_fd;			/* the endpoint socket (not owned) */
 	int family;			/* AF_INET or AF_INET6 */
 	bool any;			/* endpoint bound to the wildcard */
