@@ -514,7 +514,9 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 	u->rx_ctl = calloc(EMU_UDP_BATCH, RX_CTL_LEN);
 	u->tx_buf = malloc((size_t)EMU_UDP_BATCH * EMU_UDP_BUF);
 	u->tx_ctl = calloc(EMU_UDP_BATCH, TX_CTL_LEN);
-	if (!u->rx_buf || !u->rx_ctl || !u->tx_buf || !u->tx_ctl)
+	u->tx_gctl = calloc(EMU_UDP_BATCH, TX_CTL_LEN);
+	if (!u->rx_buf || !u->rx_ctl || !u->tx_buf || !u->tx_ctl ||
+	    !u->tx_gctl)
 		return -ENOMEM;
 	for (i = 0; i < EMU_UDP_TX_SOCKS; i++) {
 		fd = tx_socket(u, &u->tx_port[i]);
@@ -573,7 +575,8 @@ void emu_udp_close(struct emu_udp *u)
 	free(u->rx_ctl);
 	free(u->tx_buf);
 	free(u->tx_ctl);
-	u->rx_buf = u->rx_ctl = u->tx_buf = u->tx_ctl = NULL;
+	free(u->tx_gctl);
+	u->rx_buf = u->rx_ctl = u->tx_buf = u->tx_ctl = u->tx_gctl = NULL;
 }
 
 /* ---- sending ------------------------------------------------------------ */
@@ -827,39 +830,122 @@ bool emu_udp_tx_pending(const struct emu_udp *u)
 	return u->ur ? u->ur->tx_queued > 0 : u->tx_n > 0;
 }
 
+/* Whether message m of the batch can follow message k's run as one more
+ * GSO segment: same peer, same control data, no longer than the run's
+ * size, which every segment but the last has. */
+static bool mmsg_joins(const struct emu_udp *u, unsigned int k,
+		       unsigned int m, uint32_t bytes)
+{
+	const struct msghdr *a = &u->tx_msg[k].msg_hdr,
+			    *b = &u->tx_msg[m].msg_hdr;
+
+	return m - k < GSO_MAX_SEGS &&
+	       u->tx_iov[m - 1].iov_len == u->tx_iov[k].iov_len &&
+	       u->tx_iov[m].iov_len <= u->tx_iov[k].iov_len &&
+	       bytes + u->tx_iov[m].iov_len <= GSO_MAX_BYTES &&
+	       a->msg_namelen == b->msg_namelen &&
+	       !memcmp(a->msg_name, b->msg_name, a->msg_namelen) &&
+	       a->msg_controllen == b->msg_controllen &&
+	       (!a->msg_controllen ||
+		!memcmp(a->msg_control, b->msg_control, a->msg_controllen));
+}
+
+/* Messages k..m-1 as one GSO send into slot g of tx_gmsg: one iovec per
+ * segment, UDP_SEGMENT added to the control data, and each segment's
+ * ICRC moved to the IPv4 identification the kernel will give it. */
+static void mmsg_gso(struct emu_udp *u, unsigned int g, unsigned int k,
+		     unsigned int m)
+{
+	struct msghdr *h = &u->tx_gmsg[g].msg_hdr;
+	uint8_t *ctl = u->tx_gctl + (size_t)g * TX_CTL_LEN;
+	uint16_t seg = (uint16_t)u->tx_iov[k].iov_len;
+	struct cmsghdr *c;
+	unsigned int t;
+	bool v4 = u->family == AF_INET ||
+		  IN6_IS_ADDR_V4MAPPED(&u->tx_name[k].sin6_addr);
+
+	*h = u->tx_msg[k].msg_hdr;
+	h->msg_iovlen = m - k;
+	u->tx_gsegs[g] = (uint8_t)(m - k);
+	if (m - k == 1)
+		return;
+	memset(ctl, 0, TX_CTL_LEN);
+	if (h->msg_controllen)
+		memcpy(ctl, h->msg_control, h->msg_controllen);
+	c = (struct cmsghdr *)(ctl + h->msg_controllen);
+	c->cmsg_level = SOL_UDP;
+	c->cmsg_type = UDP_SEGMENT;
+	c->cmsg_len = CMSG_LEN(sizeof(seg));
+	memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+	h->msg_control = ctl;
+	h->msg_controllen += CMSG_SPACE(sizeof(seg));
+	for (t = 1; v4 && t < m - k; t++) {
+		uint8_t *b = u->tx_iov[k + t].iov_base;
+		size_t len = u->tx_iov[k + t].iov_len;
+
+		icrc_put(b + len - ICRC_LEN,
+			 icrc_with_ipv4_id(icrc_get(b + len - ICRC_LEN), len,
+					   (uint16_t)t));
+	}
+}
+
+/* Send tx_gmsg[0..ng) from socket fd; the ICRCs are final by now. */
+static void mmsg_send(struct emu_udp *u, int fd, unsigned int ng)
+{
+	unsigned int g = 0, t;
+	int n;
+
+	while (g < ng) {
+		n = sendmmsg(fd, &u->tx_gmsg[g], ng - g, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* Dropped like lost packets: the reliable transport
+			 * retransmits them. A kernel or device that cannot
+			 * segment (EIO) gets no more GSO sends. */
+			u->tx_dropped += u->tx_gsegs[g];
+			if (u->tx_gsegs[g] > 1 && u->gso) {
+				u->gso = false;
+				fprintf(stderr, "emuverbs: UDP GSO send failed "
+					"(%s): sending datagram by datagram\n",
+					strerror(errno));
+			}
+			g++;
+			continue;
+		}
+		for (n += (int)g; g < (unsigned int)n; g++) {
+			u->tx_packets += u->tx_gsegs[g];
+			for (t = 0; t < u->tx_gmsg[g].msg_hdr.msg_iovlen; t++)
+				u->tx_bytes +=
+					u->tx_gmsg[g].msg_hdr.msg_iov[t].iov_len;
+		}
+	}
+}
+
 void emu_udp_flush(struct emu_udp *u)
 {
-	unsigned int i = 0, j, k;
-	int n;
+	unsigned int i = 0, j, k, m, ng;
+	uint32_t bytes;
 
 	if (u->ur) {
 		uring_reap(u, false);
 		return;
 	}
 	/* sendmmsg takes one socket: send each run of datagrams that leave
-	 * from the same pool socket in one call. */
+	 * from the same pool socket in one call, a GSO send for each run of
+	 * those that go to one peer at one size. */
 	while (i < u->tx_n) {
 		for (j = i + 1; j < u->tx_n && u->tx_sock[j] == u->tx_sock[i];
 		     j++)
 			;
-		k = i;
-		while (k < j) {
-			n = sendmmsg(u->tx_fd[u->tx_sock[i]], &u->tx_msg[k],
-				     j - k, MSG_DONTWAIT);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				/* Dropped like a lost packet: the reliable
-				 * transport retransmits it. */
-				u->tx_dropped++;
-				k++;
-				continue;
-			}
-			for (n += (int)k; k < (unsigned int)n; k++) {
-				u->tx_packets++;
-				u->tx_bytes += u->tx_iov[k].iov_len;
-			}
+		for (k = i, ng = 0; k < j; k = m, ng++) {
+			bytes = (uint32_t)u->tx_iov[k].iov_len;
+			for (m = k + 1; u->gso && m < j &&
+			     mmsg_joins(u, k, m, bytes); m++)
+				bytes += (uint32_t)u->tx_iov[m].iov_len;
+			mmsg_gso(u, ng, k, m);
 		}
+		mmsg_send(u, u->tx_fd[u->tx_sock[i]], ng);
 		i = j;
 	}
 	u->tx_n = 0;

@@ -77,6 +77,10 @@ struct emu_udp {
 	struct sockaddr_in6 tx_name[EMU_UDP_BATCH];
 	uint8_t *tx_ctl;
 	uint8_t tx_sock[EMU_UDP_BATCH];
+	/* The batch as sent: runs to one peer joined into GSO sends. */
+	struct mmsghdr tx_gmsg[EMU_UDP_BATCH];
+	uint8_t tx_gsegs[EMU_UDP_BATCH];
+	uint8_t *tx_gctl;
 
 	uint64_t tx_packets, tx_bytes, tx_dropped;
 };
