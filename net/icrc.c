@@ -209,14 +209,11 @@ static uint32_t gf_div_x(uint32_t a)
 	return a & GF_ONE ? ((a ^ CRC32_POLY) << 1) | 1 : a << 1;
 }
 
-/* x^-(8n) mod P by squaring. */
-static uint32_t gf_x_inv_bytes(uint32_t n)
+/* b^n mod P by squaring. */
+static uint32_t gf_pow(uint32_t b, uint32_t n)
 {
-	uint32_t b = GF_ONE, r = GF_ONE;
-	int i;
+	uint32_t r = GF_ONE;
 
-	for (i = 0; i < 8; i++)
-		b = gf_div_x(b);
 	while (n) {
 		if (n & 1)
 			r = gf_mul(r, b);
@@ -224,6 +221,17 @@ static uint32_t gf_x_inv_bytes(uint32_t n)
 		n >>= 1;
 	}
 	return r;
+}
+
+/* x^-(8n) mod P. */
+static uint32_t gf_x_inv_bytes(uint32_t n)
+{
+	uint32_t b = GF_ONE;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b = gf_div_x(b);
+	return gf_pow(b, n);
 }
 
 /* The factors for the datagram lengths one port can receive, computed
@@ -271,22 +279,16 @@ bool icrc_solve_ipv4_id(uint32_t computed, uint32_t got, size_t dgram_len,
 	return true;
 }
 
-/* x^(8n) mod P by squaring: what moving a word n bytes back multiplies
- * its effect on the CRC by. */
+/* x^(8n) mod P: what moving a word n bytes back multiplies its effect on
+ * the CRC by. */
 static uint32_t gf_x_bytes(uint32_t n)
 {
-	uint32_t b = GF_ONE, r = GF_ONE;
+	uint32_t b = GF_ONE;
 	int i;
 
 	for (i = 0; i < 8; i++)
 		b = b & 1 ? (b >> 1) ^ CRC32_POLY : b >> 1;
-	while (n) {
-		if (n & 1)
-			r = gf_mul(r, b);
-		b = gf_mul(b, b);
-		n >>= 1;
-	}
-	return r;
+	return gf_pow(b, n);
 }
 
 static _Atomic uint32_t move_factor[SOLVE_CACHE];
