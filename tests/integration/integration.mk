@@ -9,7 +9,7 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/netns.sh tests/integration/datacheck.sh \
 	tests/integration/peer_death.sh tests/integration/coexist.sh \
 	tests/integration/refusals.sh tests/integration/bench.sh \
-	tests/integration/budget.sh
+	tests/integration/budget.sh tests/integration/blocked_target.sh
 TESTS += $(INTEG_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
@@ -42,6 +42,11 @@ tests_integration_datacheck_SOURCES = tests/integration/datacheck.c
 tests_integration_datacheck_LDADD = libtwohost.la libibverbs.la
 tests_integration_peer_death_SOURCES = tests/integration/peer_death.c
 tests_integration_peer_death_LDADD = libtwohost.la libibverbs.la
+
+# One-sided operations on a target blocked in a system call.
+check_PROGRAMS += tests/integration/blocked_target
+tests_integration_blocked_target_SOURCES = tests/integration/blocked_target.c
+tests_integration_blocked_target_LDADD = libtwohost.la libibverbs.la
 
 # rsockets over our librdmacm: a server and a client process, every
 # check one line.
