@@ -27,6 +27,7 @@
 #define RS_GRH		40
 #define RS_RESOLVE_MS	2000
 #define RS_MAX_DESTS	4096
+#define RS_DGRAM_RECVS	512
 
 struct rs_dest {
 	struct rs_dest *next;
@@ -114,9 +115,12 @@ static int rs_ud_setup(struct rs *rs, struct ibv_context *ctx, uint8_t port)
 		rs->nsend = RS_MIN_SLOTS;
 	if (rs->nsend > RS_MAX_SLOTS)
 		rs->nsend = RS_MAX_SLOTS;
+	/* Every buffer holds a whole MTU, whatever the datagram: at least
+	 * as many as a UDP socket's default buffer holds small datagrams,
+	 * so that a burst is not lost to the sizing alone. */
 	rs->nrecv = (uint32_t)(rs->rcvbuf / (long)rs->seg);
-	if (rs->nrecv < RS_MIN_SLOTS)
-		rs->nrecv = RS_MIN_SLOTS;
+	if (rs->nrecv < RS_DGRAM_RECVS)
+		rs->nrecv = RS_DGRAM_RECVS;
 	if (rs->nrecv > RS_MAX_SLOTS)
 		rs->nrecv = RS_MAX_SLOTS;
 	if (rs_queues_alloc(rs, ctx))
