@@ -65,6 +65,23 @@ int th_fork(struct th_host *h)
 	return 0;
 }
 
+static int th_passed, th_failed;
+
+void th_check(int ok, const char *what)
+{
+	printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
+	if (ok)
+		th_passed++;
+	else
+		th_failed++;
+}
+
+int th_summary(void)
+{
+	printf("%d passed, %d failed\n", th_passed, th_failed);
+	return th_failed ? 1 : 0;
+}
+
 int th_join(struct th_host *h, int rc)
 {
 	int status = 0;

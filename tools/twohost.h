@@ -70,6 +70,11 @@ int th_fail(const struct th_host *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 double th_now_us(void);
 
+/* One "PASS: what" or "FAIL: what" line, counted for th_summary. */
+void th_check(int ok, const char *what);
+/* Prints "N passed, N failed"; the exit status: 1 if any failed. */
+int th_summary(void);
+
 /* Out-of-band: a rendezvous, and small blocking messages. */
 int th_sync(struct th_host *h);
 int th_send_msg(struct th_host *h, const void *p, size_t n);

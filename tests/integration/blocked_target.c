@@ -16,17 +16,6 @@
 #define A_ATOM	(2 * LEN)		/* A: the atomics' old values */
 #define ROUNDS	20
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
 static uint8_t pat(uint32_t i, uint8_t seed)
 {
 	return (uint8_t)(i * 31 + seed);
@@ -96,16 +85,16 @@ static void initiator(struct th_host *h)
 			ok_at = 0;
 		want += 100;
 	}
-	check(ok_w, "RDMA WRITE of 64 KiB completes, the target blocked");
-	check(ok_rb, "RDMA READ returns what was written");
-	check(ok_rold, "RDMA READ returns what the target had");
-	check(ok_at, "fetch-and-add and compare-and-swap execute");
+	th_check(ok_w, "RDMA WRITE of 64 KiB completes, the target blocked");
+	th_check(ok_rb, "RDMA READ returns what was written");
+	th_check(ok_rold, "RDMA READ returns what the target had");
+	th_check(ok_at, "fetch-and-add and compare-and-swap execute");
 	printf("slowest completion %.1f ms over %d rounds of 5 operations\n",
 	       worst, ROUNDS);
-	check(worst < 1000, "every completion within 1 s");
+	th_check(worst < 1000, "every completion within 1 s");
 	/* B's word after the last round, for B to check. */
 	if (th_send_msg(h, &want, sizeof(want)))
-		check(0, "waking the target");
+		th_check(0, "waking the target");
 }
 
 /* B: blocked in read(2) until A is done, then checks its memory. */
@@ -162,8 +151,7 @@ int main(void)
 		return th_join(&h, target(&h));
 	initiator(&h);
 	rc = th_join(&h, 0);
-	check(rc == 0, "the target finds its memory as the initiator left it");
+	th_check(rc == 0, "the target finds its memory as the initiator left it");
 	th_close(&h);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return th_summary();
 }

@@ -12,17 +12,6 @@
 #define ACK_TIMEOUT_MS 67.1
 #define TRIES 8
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
 /* Poll with no judgement of the status: errors are what we expect. */
 static int next_wc(struct th_host *h, struct ibv_wc *wc, double deadline_us)
 {
@@ -45,7 +34,7 @@ static void survive(struct th_host *h)
 	/* Make sure B is gone, not just quiet. */
 	if (waitpid(h->child, &status, 0) != h->child ||
 	    !WIFSIGNALED(status)) {
-		check(0, "peer killed");
+		th_check(0, "peer killed");
 		return;
 	}
 	t0 = th_now_us();
@@ -53,23 +42,23 @@ static void survive(struct th_host *h)
 	    th_post_send(h, IBV_WR_RDMA_WRITE, 4096, 4096,
 			 h->peer.addr + 4096) ||
 	    th_post_send(h, IBV_WR_RDMA_READ, 8192, 4096, h->peer.addr)) {
-		check(0, "posting to a dead peer");
+		th_check(0, "posting to a dead peer");
 		return;
 	}
-	check(next_wc(h, &wc, t0 + 10e6) == 1 &&
+	th_check(next_wc(h, &wc, t0 + 10e6) == 1 &&
 		      wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 0,
 	      "first WR: IBV_WC_RETRY_EXC_ERR");
 	took_ms = (th_now_us() - t0) / 1e3;
 	printf("gave up after %.0f ms (%d timeouts of %.1f ms)\n", took_ms,
 	       TRIES, ACK_TIMEOUT_MS);
-	check(took_ms >= 0.9 * TRIES * ACK_TIMEOUT_MS,
+	th_check(took_ms >= 0.9 * TRIES * ACK_TIMEOUT_MS,
 	      "not before timeout x (retry_cnt + 1)");
-	check(took_ms <= 4 * TRIES * ACK_TIMEOUT_MS,
+	th_check(took_ms <= 4 * TRIES * ACK_TIMEOUT_MS,
 	      "not long after timeout x (retry_cnt + 1)");
-	check(next_wc(h, &wc, th_now_us() + 2e6) == 1 &&
+	th_check(next_wc(h, &wc, th_now_us() + 2e6) == 1 &&
 		      wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 4096,
 	      "second WR flushed");
-	check(next_wc(h, &wc, th_now_us() + 2e6) == 1 &&
+	th_check(next_wc(h, &wc, th_now_us() + 2e6) == 1 &&
 		      wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 8192,
 	      "third WR flushed");
 }
@@ -101,6 +90,5 @@ int main(void)
 	}
 	survive(&h);
 	th_close(&h);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return th_summary();
 }
