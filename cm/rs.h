@@ -154,6 +154,7 @@ struct rs {
 
 	/* Datagram. */
 	struct rs_dest *dests, *conn_dest;
+	unsigned int ndests;
 	uint32_t max_dgram;
 	uint8_t port_num;
 	struct rs_rx *dgq;	/* received datagrams, in order */

@@ -37,16 +37,6 @@ struct rs_dest {
 	uint32_t qpn, qkey;
 };
 
-static unsigned int rs_ndests(const struct rs *rs)
-{
-	const struct rs_dest *d;
-	unsigned int n = 0;
-
-	for (d = rs->dests; d; d = d->next)
-		n++;
-	return n;
-}
-
 static bool rs_same_addr(const struct sockaddr *a, const struct sockaddr *b)
 {
 	if (a->sa_family != b->sa_family)
@@ -88,6 +78,7 @@ void rs_dgram_free(struct rs *rs)
 		free(d);
 	}
 	rs->dests = rs->conn_dest = NULL;
+	rs->ndests = 0;
 	rs_queues_free(rs);
 	if (rs->pd)
 		ibv_dealloc_pd(rs->pd);
@@ -237,7 +228,7 @@ static struct rs_dest *rs_dest_resolve(struct rs *rs, const struct sockaddr *to)
 	d = rs_dest_find(rs, to);
 	if (d)
 		return d;
-	if (rs_ndests(rs) >= RS_MAX_DESTS)
+	if (rs->ndests >= RS_MAX_DESTS)
 		return rs_refuse(ENOBUFS, "too many destinations"), NULL;
 	if (rs_autobind(rs))
 		return NULL;
@@ -277,6 +268,7 @@ static struct rs_dest *rs_dest_resolve(struct rs *rs, const struct sockaddr *to)
 	d->qkey = ud->qkey;
 	d->next = rs->dests;
 	rs->dests = d;
+	rs->ndests++;
 	rdma_destroy_id(tid);
 	return d;
 fail:
@@ -292,7 +284,7 @@ static void rs_dest_learn(struct rs *rs, const struct sockaddr *from,
 {
 	struct rs_dest *d;
 
-	if (rs_dest_find(rs, from) || rs_ndests(rs) >= RS_MAX_DESTS)
+	if (rs_dest_find(rs, from) || rs->ndests >= RS_MAX_DESTS)
 		return;
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -310,6 +302,7 @@ static void rs_dest_learn(struct rs *rs, const struct sockaddr *from,
 	d->qkey = RDMA_UDP_QKEY;
 	d->next = rs->dests;
 	rs->dests = d;
+	rs->ndests++;
 }
 
 int rs_dgram_connect(struct rs *rs, const struct sockaddr *addr)
