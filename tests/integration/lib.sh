@@ -82,64 +82,29 @@ wait_listen() {
 	return 1
 }
 
-# pair NAME SECONDS "SERVER COMMAND" "CLIENT COMMAND": runs an RDMA server
-# and its client as two processes through `emuverbs run`; both must exit 0.
-# $PORT is the TCP port both use; outputs stay in $WORK/NAME.{server,client}.
-pair() {
+# _two NAME SECONDS "WAIT COMMAND" "SERVER ENV" KILL "SERVER COMMAND"
+# "CLIENT COMMAND": what pair and cm share. The server runs through
+# `emuverbs run` (after env SERVER ENV), the client once WAIT COMMAND says
+# the server listens; both must exit 0, unless KILL is not empty: then the
+# server is stopped once the client is done. Outputs stay in
+# $WORK/NAME.{server,client}.
+_two() {
 	_name=$1
 	_secs=$2
 	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
 	# shellcheck disable=SC2086
-	timeout "$_secs" "$EMU" run $3 >"$_s.server" 2>&1 &
+	env $4 timeout "$_secs" "$EMU" run $6 >"$_s.server" 2>&1 &
 	_spid=$!
-	if ! wait_listen "$PORT"; then
+	if ! $3; then
 		kill "$_spid" 2>/dev/null
 		wait "$_spid" 2>/dev/null
 		bad "$_name: server never listened" "$_s.server"
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	timeout "$_secs" "$EMU" run $4 >"$_s.client" 2>&1
+	timeout "$_secs" "$EMU" run $7 >"$_s.client" 2>&1
 	_crc=$?
-	wait "$_spid"
-	_src=$?
-	if [ "$_crc" -eq 0 ] && [ "$_src" -eq 0 ]; then
-		ok "$_name"
-		return 0
-	fi
-	bad "$_name: server exit $_src, client exit $_crc" "$_s.server"
-	sed 's/^/    c| /' "$_s.client" | head -20
-	return 1
-}
-
-# The rdma_cm port spaces, as wait_cm and cm take them.
-TCP=0106
-UDP=0111
-IB=013f
-
-# cm NAME SECONDS PS PORT "SERVER COMMAND" "CLIENT COMMAND": an rdma_cm
-# server and its client; both must exit 0. The client starts once the
-# server listens on (PS, PORT). Outputs stay in $WORK/NAME.{server,client}.
-# CM_SERVER_ENV: VAR=value words for the server only; CM_KILL_SERVER: stop
-# the server once the client is done.
-cm() {
-	_name=$1
-	_secs=$2
-	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
-	# shellcheck disable=SC2086
-	env ${CM_SERVER_ENV-} timeout "$_secs" "$EMU" run $5 \
-		>"$_s.server" 2>&1 &
-	_spid=$!
-	if ! wait_cm "$3" "$4"; then
-		kill "$_spid" 2>/dev/null
-		wait "$_spid" 2>/dev/null
-		bad "$_name: server never listened" "$_s.server"
-		return 1
-	fi
-	# shellcheck disable=SC2086
-	timeout "$_secs" "$EMU" run $6 >"$_s.client" 2>&1
-	_crc=$?
-	if [ -n "${CM_KILL_SERVER-}" ]; then
+	if [ -n "$5" ]; then
 		kill "$_spid" 2>/dev/null
 		wait "$_spid" 2>/dev/null
 		_src=0
@@ -154,6 +119,28 @@ cm() {
 	bad "$_name: server exit $_src, client exit $_crc" "$_s.server"
 	sed 's/^/    c| /' "$_s.client" | head -20
 	return 1
+}
+
+# pair NAME SECONDS "SERVER COMMAND" "CLIENT COMMAND": runs an RDMA server
+# and its client as two processes through `emuverbs run`; both must exit 0.
+# $PORT is the TCP port both use; outputs stay in $WORK/NAME.{server,client}.
+pair() {
+	_two "$1" "$2" "wait_listen $PORT" "" "" "$3" "$4"
+}
+
+# The rdma_cm port spaces, as wait_cm and cm take them.
+TCP=0106
+UDP=0111
+IB=013f
+
+# cm NAME SECONDS PS PORT "SERVER COMMAND" "CLIENT COMMAND": an rdma_cm
+# server and its client; both must exit 0. The client starts once the
+# server listens on (PS, PORT). Outputs stay in $WORK/NAME.{server,client}.
+# CM_SERVER_ENV: VAR=value words for the server only; CM_KILL_SERVER: stop
+# the server once the client is done.
+cm() {
+	_two "$1" "$2" "wait_cm $3 $4" "${CM_SERVER_ENV-}" \
+		"${CM_KILL_SERVER-}" "$5" "$6"
 }
 
 # Wait until an rdma_cm listener of ours holds port space $1 (hex, as 0106
