@@ -85,17 +85,26 @@ int emu_endpoint_bind_addr(struct emu_endpoint *ep, const struct in6_addr *a,
 	return 0;
 }
 
+/*
+ * Probes with SO_REUSEADDR: processes starting together probe the same
+ * address at the same moment, and each must not take the other's probe
+ * for a wildcard listener. A listener that did not ask for reuse (the
+ * kernel's rxe tunnel socket) still makes the bind fail.
+ */
 bool emu_endpoint_port_held(uint16_t port)
 {
-	struct emu_endpoint probe = { .fd = -1 };
 	struct in6_addr a;
+	int one = 1;
+	int fd, rc;
 
-	emu_addr_from_ipv4(&a, EMU_LOOPBACK_LAST);
-	if (emu_endpoint_bind_addr(&probe, &a, port) != -EADDRINUSE) {
-		emu_endpoint_close(&probe);
+	fd = open_udp(AF_INET);
+	if (fd < 0)
 		return false;
-	}
-	return true;
+	emu_addr_from_ipv4(&a, EMU_LOOPBACK_LAST);
+	rc = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ?
+		     -errno : bind_to(fd, AF_INET, &a, port);
+	close(fd);
+	return rc == -EADDRINUSE;
 }
 
 int emu_endpoint_claim_loopback(struct emu_endpoint *ep, uint16_t port)

@@ -320,8 +320,9 @@ START_TEST(t_port_held)
 {
 	uint16_t port = (uint16_t)(20000 + getpid() % 5000);
 	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct sockaddr_in last = { .sin_family = AF_INET };
 	struct emu_endpoint ep = NO_EP;
-	int fd;
+	int fd, one;
 
 	ck_assert(!emu_endpoint_port_held(port));
 	ck_assert_int_eq(emu_endpoint_claim_loopback(&ep, port), 0);
@@ -329,6 +330,18 @@ START_TEST(t_port_held)
 	/* One emuverbs process on the port is not a wildcard holder. */
 	ck_assert(!emu_endpoint_port_held(port));
 	emu_endpoint_close(&ep);
+
+	/* Nor is another process's probe, bound as ours is at the moment
+	 * both start (two processes once met on different ports so). */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	one = 1;
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				    sizeof(one)), 0);
+	last.sin_port = htons(port);
+	last.sin_addr.s_addr = htonl(EMU_LOOPBACK_LAST);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&last, sizeof(last)), 0);
+	ck_assert(!emu_endpoint_port_held(port));
+	close(fd);
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	any.sin_port = htons(port);
