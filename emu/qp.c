@@ -639,71 +639,6 @@ struct emu_qp *emu_qp_gsi(struct emu_device *dev, uint32_t port)
 	return dev->qps->gsi[port - 1];
 }
 
-static void do_remove(void *p)
-{
-	struct qp_call *c = p;
-	struct emu_qp *qp = c->qp;
-
-	/* An XRC target opened through another handle lives on. Counted
-	 * here, on the engine thread, as ibv_open_qp() counts: a QP found
-	 * by number is never freed under the opener. */
-	if (qp->extra_handles) {
-		qp->extra_handles--;
-		c->rc = 1;
-		return;
-	}
-	/* What the application posted and never saw completed comes back
-	 * flushed, as when the QP enters ERR. */
-	if (emu_qp_state(qp) != IBV_QPS_RESET) {
-		atomic_store(&qp->state, IBV_QPS_ERR);
-		flush_sq(qp);
-		flush_rq(qp);
-	}
-	emu_comp_timers_stop(qp);
-	ack_list_remove(qp);
-	emu_budget_forget_qp(qp);
-	table_remove(qp->dev->qps, qp);
-	qp->in_table = false;
-}
-
-int emu_qp_destroy(struct emu_qp *qp)
-{
-	struct ibv_qp *ibqp = emu_qp_ibv(qp);
-	struct qp_call call = { .qp = qp };
-
-	pthread_mutex_lock(&qp->lock);
-	emu_engine_call(qp->dev->engine, do_remove, &call);
-	pthread_mutex_unlock(&qp->lock);
-	if (call.rc)
-		return 0;
-	emu_doorbell_free(qp->db);
-	qp->db = NULL;
-
-	/* As rdma-core does: every async event that named the QP and was
-	 * delivered must have been acknowledged before the memory goes
-	 * away; those still queued are withdrawn, as the kernel drops them. */
-	qp->events_raised -= emu_async_cancel(&qp->ctx->async, ibqp);
-	pthread_mutex_lock(&ibqp->mutex);
-	while (ibqp->events_completed != qp->events_raised)
-		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
-	pthread_mutex_unlock(&ibqp->mutex);
-
-	if (qp->pd && qp->type != IBV_QPT_XRC_RECV)
-		emu_pd_put(qp->pd);
-	if (qp->scq)
-		emu_cq_put(qp->scq);
-	if (qp->rcq)
-		emu_cq_put(qp->rcq);
-	if (qp->srq)
-		emu_srq_put(qp->srq);
-	if (qp->xrcd)
-		atomic_fetch_sub(&qp->xrcd->users, 1);
-	qp_free(qp);
-	return 0;
-}
-
-/* ---- modify and query --------------------------------------------------- */
-
 static void reset_engines(struct emu_qp *qp)
 {
 	unsigned int nres = qp->resp.nres;
@@ -739,6 +674,76 @@ static void empty_queues(struct emu_qp *qp)
 	pthread_spin_unlock(&qp->rq.lock);
 	qp->req.idx = atomic_load(&qp->sq.prod);
 }
+
+static void do_remove(void *p)
+{
+	struct qp_call *c = p;
+	struct emu_qp *qp = c->qp;
+
+	/* An XRC target opened through another handle lives on. Counted
+	 * here, on the engine thread, as ibv_open_qp() counts: a QP found
+	 * by number is never freed under the opener. */
+	if (qp->extra_handles) {
+		qp->extra_handles--;
+		c->rc = 1;
+		return;
+	}
+	/* As mlx5 destroys a QP: what is still queued is discarded without
+	 * completions; emu_qp_destroy() then takes the QP's unpolled
+	 * entries out of its CQs. */
+	atomic_store(&qp->state, IBV_QPS_RESET);
+	reset_engines(qp);
+	empty_queues(qp);
+	table_remove(qp->dev->qps, qp);
+	qp->in_table = false;
+}
+
+int emu_qp_destroy(struct emu_qp *qp)
+{
+	struct ibv_qp *ibqp = emu_qp_ibv(qp);
+	struct qp_call call = { .qp = qp };
+
+	pthread_mutex_lock(&qp->lock);
+	emu_engine_call(qp->dev->engine, do_remove, &call);
+	pthread_mutex_unlock(&qp->lock);
+	if (call.rc)
+		return 0;
+	emu_doorbell_free(qp->db);
+	qp->db = NULL;
+	/* No completion may name a QP the application has freed: its
+	 * wr_ids point into buffers that went with it (mlx5_destroy_qp
+	 * cleans both CQs the same way). Done here, not on the engine, so
+	 * the engine never waits on a consumer; the QP is out of the table
+	 * and produces nothing more. */
+	if (qp->scq)
+		emu_cq_clean(qp->scq, qp->qpn);
+	if (qp->rcq && qp->rcq != qp->scq)
+		emu_cq_clean(qp->rcq, qp->qpn);
+
+	/* As rdma-core does: every async event that named the QP and was
+	 * delivered must have been acknowledged before the memory goes
+	 * away; those still queued are withdrawn, as the kernel drops them. */
+	qp->events_raised -= emu_async_cancel(&qp->ctx->async, ibqp);
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed != qp->events_raised)
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
+
+	if (qp->pd && qp->type != IBV_QPT_XRC_RECV)
+		emu_pd_put(qp->pd);
+	if (qp->scq)
+		emu_cq_put(qp->scq);
+	if (qp->rcq)
+		emu_cq_put(qp->rcq);
+	if (qp->srq)
+		emu_srq_put(qp->srq);
+	if (qp->xrcd)
+		atomic_fetch_sub(&qp->xrcd->users, 1);
+	qp_free(qp);
+	return 0;
+}
+
+/* ---- modify and query --------------------------------------------------- */
 
 static void set_path(struct emu_qp *qp)
 {

@@ -481,6 +481,45 @@ START_TEST(t_flush_on_err)
 }
 END_TEST
 
+/* As mlx5_destroy_qp: a destroyed QP's posted WQEs are discarded without
+ * completions and its unpolled completions leave the CQ it shared, while
+ * another QP's stay, in order (libfabric's rxm frees the buffers those
+ * wr_ids name as it destroys the QP). */
+START_TEST(t_destroy_cleans_cq)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *other;
+	struct ibv_wc wc;
+	struct fx f;
+	int i;
+
+	fx_pair(&f, IBV_QPT_RC);
+	other = make_qp(&f, f.a.cq, IBV_QPT_RC, 16);
+	to_init(other);
+	for (i = 0; i < 3; i++) {
+		post_recv(&f.a, 10 + i, f.a.buf, 16);
+		ck_assert_int_eq(ibv_post_recv(other, &(struct ibv_recv_wr){
+			.wr_id = 50 + i }, &(struct ibv_recv_wr *){ NULL }), 0);
+	}
+	/* Three flushed completions of each QP wait in the CQ, and three
+	 * more receives of f.a's are still posted. */
+	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE), 0);
+	ck_assert_int_eq(ibv_modify_qp(other, &a, IBV_QP_STATE), 0);
+	for (i = 0; i < 3; i++)
+		post_recv(&f.a, 20 + i, f.a.buf, 16);
+	ck_assert_int_eq(ibv_destroy_qp(f.a.qp), 0);
+	f.a.qp = NULL;
+	for (i = 0; i < 3; i++) {
+		wait_wc(f.a.cq, &wc, 2000);
+		ck_assert_uint_eq(wc.wr_id, 50 + i);
+		ck_assert_uint_eq(wc.qp_num, other->qp_num);
+	}
+	expect_no_wc(f.a.cq, 50);
+	ck_assert_int_eq(ibv_destroy_qp(other), 0);
+	fx_close(&f);
+}
+END_TEST
+
 /* ---- RC data ------------------------------------------------------------ */
 
 START_TEST(t_rc_send)
@@ -1253,6 +1292,7 @@ static Suite *qp_suite(void)
 	tcase_add_test(tc, t_create_qp_ex);
 	tcase_add_test(tc, t_post_errors);
 	tcase_add_test(tc, t_flush_on_err);
+	tcase_add_test(tc, t_destroy_cleans_cq);
 	tcase_add_test(tc, t_async_events);
 	suite_add_tcase(s, tc);
 	tcase_add_test(td, t_rc_send);
