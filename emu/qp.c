@@ -9,7 +9,6 @@
 #include "emu/ah.h"
 #include "emu/cq.h"
 #include "emu/device.h"
-#include "emu/log.h"
 #include "emu/engine.h"
 #include "emu/log.h"
 #include "emu/mr.h"
@@ -317,23 +316,6 @@ static void flush_rq(struct emu_qp *qp)
 	}
 }
 
-static void ack_list_remove(struct emu_qp *qp)
-{
-	struct emu_transport *t = emu_transport_of(qp->dev);
-	struct emu_qp **pp;
-
-	if (!qp->resp.ack_pending)
-		return;
-	for (pp = &t->ack_list; *pp; pp = &(*pp)->resp.ack_next) {
-		if (*pp == qp) {
-			*pp = qp->resp.ack_next;
-			break;
-		}
-	}
-	qp->resp.ack_pending = false;
-	qp->resp.ack_next = NULL;
-}
-
 void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 {
 	enum ibv_qp_state cur = emu_qp_state(qp);
@@ -346,7 +328,10 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 	if (!was && ev)
 		emu_qp_event(qp, ev);
 	emu_comp_timers_stop(qp);
-	ack_list_remove(qp);
+	/* The coalesced ACK still owed goes out first, as a NIC would have
+	 * sent it on arrival: the peer, whose message our application may
+	 * already have seen complete, must not see it flushed instead. */
+	emu_resp_ack_now(qp);
 	/* Nothing it sent will be acknowledged now: room for others. */
 	emu_budget_forget_qp(qp);
 	qp->req.rnr_wait = false;
@@ -645,7 +630,7 @@ static void reset_engines(struct emu_qp *qp)
 	struct emu_rd_res *res = qp->resp.res;
 
 	emu_comp_timers_stop(qp);
-	ack_list_remove(qp);
+	emu_resp_ack_now(qp);	/* owed, as on a move to ERR */
 	emu_budget_forget_qp(qp);
 	/* RESET discards, without a completion, a WQE taken mid-message. */
 	if (qp->held_srq) {
