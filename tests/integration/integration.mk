@@ -9,7 +9,8 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/netns.sh tests/integration/datacheck.sh \
 	tests/integration/peer_death.sh tests/integration/coexist.sh \
 	tests/integration/refusals.sh tests/integration/bench.sh \
-	tests/integration/budget.sh tests/integration/blocked_target.sh
+	tests/integration/budget.sh tests/integration/blocked_target.sh \
+	tests/integration/many_qps.sh
 TESTS += $(INTEG_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
@@ -70,3 +71,9 @@ tests_integration_mad_pcap_SOURCES = tests/integration/mad_pcap.c
 tests_integration_mad_pcap_LDADD = libemucm.la libemunet.la
 TESTS += tests/integration/mad_tshark.sh
 EXTRA_DIST += tests/integration/mad_tshark.sh tests/integration/mad_tshark.py
+
+# A thousand RC QPs x 128 WRITEs of 4 KiB between two processes, every
+# byte verified at the target.
+check_PROGRAMS += tests/integration/many_qps
+tests_integration_many_qps_SOURCES = tests/integration/many_qps.c
+tests_integration_many_qps_LDADD = libibverbs.la
