@@ -660,6 +660,15 @@ static void empty_queues(struct emu_qp *qp)
 	qp->req.idx = atomic_load(&qp->sq.prod);
 }
 
+/* Takes the QP's completions not yet polled out of its CQs. */
+static void clean_cqs(struct emu_qp *qp)
+{
+	if (qp->scq)
+		emu_cq_clean(qp->scq, qp->qpn);
+	if (qp->rcq && qp->rcq != qp->scq)
+		emu_cq_clean(qp->rcq, qp->qpn);
+}
+
 static void do_remove(void *p)
 {
 	struct qp_call *c = p;
@@ -700,10 +709,7 @@ int emu_qp_destroy(struct emu_qp *qp)
 	 * cleans both CQs the same way). Done here, not on the engine, so
 	 * the engine never waits on a consumer; the QP is out of the table
 	 * and produces nothing more. */
-	if (qp->scq)
-		emu_cq_clean(qp->scq, qp->qpn);
-	if (qp->rcq && qp->rcq != qp->scq)
-		emu_cq_clean(qp->rcq, qp->qpn);
+	clean_cqs(qp);
 
 	/* As rdma-core does: every async event that named the QP and was
 	 * delivered must have been acknowledged before the memory goes
@@ -821,10 +827,7 @@ static void do_modify(void *p)
 	if (next == IBV_QPS_RESET) {
 		reset_engines(qp);
 		empty_queues(qp);
-		if (qp->scq)
-			emu_cq_clean(qp->scq, qp->qpn);
-		if (qp->rcq && qp->rcq != qp->scq)
-			emu_cq_clean(qp->rcq, qp->qpn);
+		clean_cqs(qp);
 	}
 	if (m & (IBV_QP_PORT | IBV_QP_AV | IBV_QP_PATH_MTU) ||
 	    next == IBV_QPS_INIT)
