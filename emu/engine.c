@@ -1,5 +1,9 @@
-/* The engine thread and its libev loop; other threads reach it only through
- * emu_engine_call, which hands a function over an ev_async and waits. */
+/* The engine thread and its libev loop, and the run lock that makes the
+ * engine's state one thread's at a time: the engine thread holds it except
+ * while it blocks, and an application thread that finds it free may do the
+ * engine's work itself (emu_engine_try_enter), as rxe's tasks run in the
+ * caller's context when they can. Other calls hand a function over an
+ * ev_async and wait (emu_engine_call). */
 #include <errno.h>
 #include <ev.h>
 #include <pthread.h>
@@ -13,6 +17,11 @@ struct emu_engine {
 	struct ev_loop *loop;
 	pthread_t thread;
 	ev_async wake;
+	/* The engine's state (everything its callbacks touch) belongs to
+	 * whoever holds this: the engine thread but while it waits, or a
+	 * thread that entered. */
+	pthread_mutex_t run_lock;
+	bool rewatch;		/* an entered thread changed the loop */
 
 	pthread_mutex_t call_lock;	/* one caller at a time */
 	pthread_mutex_t lock;
@@ -28,6 +37,27 @@ struct emu_watch {
 	emu_engine_fn cb;
 	void *arg;
 };
+
+/* The engine this thread holds the run lock of, if any. */
+static __thread struct emu_engine *held;
+static __thread bool engine_thread;	/* this is an engine's own thread */
+
+/* libev drops the lock around its wait and takes it back after. */
+static void loop_release(struct ev_loop *loop)
+{
+	struct emu_engine *e = ev_userdata(loop);
+
+	held = NULL;
+	pthread_mutex_unlock(&e->run_lock);
+}
+
+static void loop_acquire(struct ev_loop *loop)
+{
+	struct emu_engine *e = ev_userdata(loop);
+
+	pthread_mutex_lock(&e->run_lock);
+	held = e;
+}
 
 static void on_wake(struct ev_loop *loop, ev_async *w, int revents)
 {
@@ -54,7 +84,10 @@ static void *engine_main(void *p)
 {
 	struct emu_engine *e = p;
 
+	engine_thread = true;
+	loop_acquire(e->loop);
 	ev_run(e->loop, 0);
+	loop_release(e->loop);
 	return NULL;
 }
 
@@ -72,6 +105,9 @@ int emu_engine_start(struct emu_engine **out)
 		free(e);
 		return -ENOMEM;
 	}
+	ev_set_userdata(e->loop, e);
+	ev_set_loop_release_cb(e->loop, loop_release, loop_acquire);
+	pthread_mutex_init(&e->run_lock, NULL);
 	pthread_mutex_init(&e->call_lock, NULL);
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->done_cond, NULL);
@@ -96,7 +132,40 @@ int emu_engine_start(struct emu_engine **out)
 
 int emu_engine_on_thread(struct emu_engine *e)
 {
-	return pthread_equal(pthread_self(), e->thread);
+	return held == e;
+}
+
+bool emu_engine_try_enter(struct emu_engine *e)
+{
+	/* One engine at a time: a thread inside one takes no other's lock,
+	 * so no two threads can each hold one and want the other's. */
+	if (held || pthread_mutex_trylock(&e->run_lock))
+		return false;
+	held = e;
+	return true;
+}
+
+void emu_engine_leave(struct emu_engine *e)
+{
+	bool rewatch = e->rewatch;
+
+	e->rewatch = false;
+	held = NULL;
+	pthread_mutex_unlock(&e->run_lock);
+	/* The loop chose how long to block before this thread changed its
+	 * timers: it must wake and choose again. */
+	if (rewatch)
+		ev_async_send(e->loop, &e->wake);
+}
+
+void emu_engine_will_start(struct emu_engine *e)
+{
+	if (engine_thread)
+		return;
+	/* The loop's clock stopped when it blocked: a timer started from
+	 * it would be due at once. */
+	ev_now_update(e->loop);
+	e->rewatch = true;
 }
 
 void emu_engine_call(struct emu_engine *e, emu_engine_fn fn, void *arg)
@@ -131,6 +200,7 @@ void emu_engine_stop(struct emu_engine *e)
 	pthread_cond_destroy(&e->done_cond);
 	pthread_mutex_destroy(&e->lock);
 	pthread_mutex_destroy(&e->call_lock);
+	pthread_mutex_destroy(&e->run_lock);
 	free(e);
 }
 

@@ -3,6 +3,8 @@
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
 
+#include <stdbool.h>
+
 struct emu_engine;
 struct emu_watch;
 
@@ -22,7 +24,18 @@ struct emu_watch *emu_engine_watch_fd(struct emu_engine *e, int fd,
 				      emu_engine_fn cb, void *arg);
 void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w);
 
+/* True on the engine thread and on a thread that has entered the engine:
+ * where the engine's state may be touched. */
 int emu_engine_on_thread(struct emu_engine *e);
+/* If the engine is idle (blocked, or between callbacks), make its state the
+ * calling thread's and return true, until emu_engine_leave(); never waits.
+ * False on a thread already inside an engine. */
+bool emu_engine_try_enter(struct emu_engine *e);
+void emu_engine_leave(struct emu_engine *e);
+/* Call before starting a timer or prepare watcher: from an entered thread,
+ * brings the loop's clock up to date and has the loop wake when the thread
+ * leaves, to take the new watcher into account. */
+void emu_engine_will_start(struct emu_engine *e);
 
 /* Return once the engine has run every callback that was already due when
  * this was called (doorbells rung, sockets readable): what the emulated

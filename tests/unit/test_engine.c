@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <ev.h>
 
 #include "emu/engine.h"
 #include "tests/unit/testlib.h"
@@ -317,6 +318,115 @@ START_TEST(t_two_engines)
 }
 END_TEST
 
+/* ---- entering: an application thread doing the engine's work ---------- */
+
+struct held_call {
+	atomic_int in, out;
+};
+
+static void hold_fn(void *arg)
+{
+	struct held_call *h = arg;
+
+	atomic_store(&h->in, 1);
+	while (!atomic_load(&h->out))
+		usleep(1000);
+}
+
+struct caller {
+	struct emu_engine *e;
+	struct held_call *h;
+};
+
+static void *call_thread(void *arg)
+{
+	struct caller *c = arg;
+
+	emu_engine_call(c->e, hold_fn, c->h);
+	return NULL;
+}
+
+static void inline_fn(void *arg)
+{
+	*(pthread_t *)arg = pthread_self();
+}
+
+/* An idle engine lets a thread in, one at a time, and not while it runs. */
+START_TEST(t_enter)
+{
+	struct emu_engine *e = start(), *e2 = start();
+	struct held_call h = {0};
+	struct caller c = { e, &h };
+	pthread_t t, who;
+
+	ck_assert(emu_engine_try_enter(e));
+	ck_assert(emu_engine_on_thread(e));
+	ck_assert(!emu_engine_on_thread(e2));
+	/* Inside one engine, no other (nor the same one again). */
+	ck_assert(!emu_engine_try_enter(e));
+	ck_assert(!emu_engine_try_enter(e2));
+	/* A call made inside runs here, not on the engine thread. */
+	emu_engine_call(e, inline_fn, &who);
+	ck_assert(pthread_equal(who, pthread_self()));
+	emu_engine_leave(e);
+	ck_assert(!emu_engine_on_thread(e));
+
+	/* While the engine runs a callback, nobody gets in. */
+	ck_assert_int_eq(pthread_create(&t, NULL, call_thread, &c), 0);
+	ck_assert(wait_for(&h.in, 1));
+	ck_assert(!emu_engine_try_enter(e));
+	ck_assert(emu_engine_try_enter(e2));
+	emu_engine_leave(e2);
+	atomic_store(&h.out, 1);
+	pthread_join(t, NULL);
+	/* ... and once it is idle again, somebody does. */
+	ck_assert(emu_engine_try_enter(e));
+	emu_engine_leave(e);
+	emu_engine_stop(e);
+	emu_engine_stop(e2);
+}
+END_TEST
+
+static atomic_int timer_fired;
+static struct timespec timer_at;
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	clock_gettime(CLOCK_MONOTONIC, &timer_at);
+	atomic_store(&timer_fired, 1);
+}
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+/* A timer started by an entered thread on an engine blocked with nothing
+ * to wait for fires when it is due: not at once (the blocked loop's clock
+ * is stale), not never (the loop chose to block forever). */
+START_TEST(t_enter_timer)
+{
+	struct emu_engine *e = start();
+	struct timespec t0;
+	ev_timer tm;
+
+	/* Let the engine block, and its clock fall behind. */
+	emu_engine_sync(e);
+	usleep(300000);
+	ev_timer_init(&tm, on_timer, 0.1, 0.);
+	ck_assert(emu_engine_try_enter(e));
+	emu_engine_will_start(e);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ev_timer_start(emu_engine_loop(e), &tm);
+	emu_engine_leave(e);
+	ck_assert(wait_for(&timer_fired, 1));
+	ck_assert_msg(since(&t0, &timer_at) >= 0.09, "fired after %.3f s",
+		      since(&t0, &timer_at));
+	emu_engine_stop(e);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -333,6 +443,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, t_unwatch_from_callback);
 	tcase_add_test(tc, t_watch_enomem);
 	tcase_add_test(tc, t_two_engines);
+	tcase_add_test(tc, t_enter);
+	tcase_add_test(tc, t_enter_timer);
 	suite_add_tcase(s, tc);
 	return s;
 }
