@@ -1,6 +1,7 @@
 /* The completer: ACKs, NAKs, READ responses and atomic ACKs retire send
  * WQEs; retransmission and RNR timers; remote and local error completions. */
 #include <string.h>
+#include <time.h>
 
 #include "emu/device.h"
 #include "emu/log.h"
@@ -56,24 +57,49 @@ static void fail(struct emu_qp *qp, enum ibv_wc_status status)
 	emu_qp_error(qp, 0);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void retry_timer_start(struct emu_qp *qp, uint64_t in_ns)
+{
+	emu_engine_will_start(qp->dev->engine);
+	ev_timer_set(&qp->comp.retry_timer, (double)in_ns * 1e-9, 0.);
+	ev_timer_start(loop_of(qp), &qp->comp.retry_timer);
+}
+
+/*
+ * The retransmission timer is lazy: progress moves retry_due and nothing
+ * else, and the libev timer, when it fires early, sleeps again until then.
+ * Requests and ACKs are handled on application threads too (engine.h), and
+ * a timer started there costs the engine a wakeup: this way a ping-pong
+ * starts it once per timeout, not once per message. A timer still running
+ * from a longer backoff may fire late, never early.
+ */
 void emu_comp_arm(struct emu_qp *qp)
 {
-	struct ev_loop *loop = loop_of(qp);
 	unsigned int exp = qp->attr.timeout;
+	uint64_t in_ns;
 
 	/* Timeout 0 means wait forever (IBTA 9.7.6.1.3). */
 	if (!exp || qp->req.rnr_wait || !outstanding(qp)) {
-		ev_timer_stop(loop, &qp->comp.retry_timer);
+		qp->comp.retry_due = 0;
 		return;
 	}
-	if (ev_is_active(&qp->comp.retry_timer))
+	if (qp->comp.retry_due)
 		return;
 	if (exp < COMP_MIN_TIMEOUT_EXP)
 		exp = COMP_MIN_TIMEOUT_EXP;
 	exp += qp->comp.backoff < COMP_MAX_BACKOFF ? qp->comp.backoff :
 						     COMP_MAX_BACKOFF;
-	qp->comp.retry_timer.repeat = 4.096e-6 * (double)(1ull << exp);
-	ev_timer_again(loop, &qp->comp.retry_timer);
+	in_ns = 4096ull << exp;
+	qp->comp.retry_due = now_ns() + in_ns;
+	if (!ev_is_active(&qp->comp.retry_timer))
+		retry_timer_start(qp, in_ns);
 }
 
 /* Progress: the retry budgets start over and the timer with them. */
@@ -83,7 +109,7 @@ static void progress(struct emu_qp *qp)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rewound = false;
 	qp->comp.backoff = 0;
-	ev_timer_stop(loop_of(qp), &qp->comp.retry_timer);
+	qp->comp.retry_due = 0;
 	emu_comp_arm(qp);
 }
 
@@ -159,10 +185,21 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	struct emu_qp *qp = (struct emu_qp *)((char *)t -
 		offsetof(struct emu_qp, comp.retry_timer));
 	enum ibv_qp_state s = emu_qp_state(qp);
+	uint64_t now;
 
 	ev_timer_stop(loop, t);
-	if ((s != IBV_QPS_RTS && s != IBV_QPS_SQD) || !outstanding(qp))
+	if (!qp->comp.retry_due)
 		return;
+	if ((s != IBV_QPS_RTS && s != IBV_QPS_SQD) || !outstanding(qp)) {
+		qp->comp.retry_due = 0;
+		return;
+	}
+	now = now_ns();
+	if (now < qp->comp.retry_due) {
+		retry_timer_start(qp, qp->comp.retry_due - now);
+		return;
+	}
+	qp->comp.retry_due = 0;
 	qp->tp->cnt.timeouts++;
 	emu_log(EMU_LOG_XPORT,
 		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left",
@@ -207,6 +244,7 @@ void emu_comp_timers_stop(struct emu_qp *qp)
 
 	ev_timer_stop(loop, &qp->comp.retry_timer);
 	ev_timer_stop(loop, &qp->comp.rnr_timer);
+	qp->comp.retry_due = 0;
 }
 
 static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
@@ -226,8 +264,10 @@ static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
 	}
 	qp->req.rnr_wait = true;
 	qp->comp.rnr_psn = psn;
+	qp->comp.retry_due = 0;
 	ev_timer_stop(loop, &qp->comp.retry_timer);
 	ev_timer_stop(loop, &qp->comp.rnr_timer);
+	emu_engine_will_start(qp->dev->engine);
 	ev_timer_set(&qp->comp.rnr_timer,
 		     (double)wire_rnr_timer_usec(timer) * 1e-6, 0.);
 	ev_timer_start(loop, &qp->comp.rnr_timer);

@@ -11,6 +11,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/mr.h"
+#include "emu/transport.h"
 
 /*
  * Single producer (serialised by cq->plock), single consumer (serialised by
@@ -326,15 +327,20 @@ int emu_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
 
 /* ---- consumers -------------------------------------------------------- */
 
-/* The emulated HCA's work runs on engine threads that share the cores with
- * the application; a program busy-polling an empty CQ would starve them
- * (on 2 cores, a ping-pong's latency grows eightfold). So a run of empty
- * polls gives the core away now and then; a poll that finds completions
- * never makes a system call. */
+/* A poll of an empty CQ first tries to receive for itself (polling drives
+ * receive, emu_transport_poll). Where it cannot, the emulated HCA's work
+ * runs on engine threads that share the cores with the application, and a
+ * program busy-polling an empty CQ would starve them (on 2 cores, a
+ * ping-pong's latency grows eightfold): so a run of such polls gives the
+ * core away now and then. A poll that finds completions never makes a
+ * system call. */
 #define EMU_CQ_EMPTY_POLLS_PER_YIELD 4
 
-static void empty_poll(struct emu_cq *cq)
+static void empty_poll(struct emu_cq *cq, int progress)
 {
+	/* A poll that received for itself needs no engine to run. */
+	if (progress >= 0)
+		return;
 	if (atomic_fetch_add_explicit(&cq->empty_polls, 1,
 				      memory_order_relaxed) %
 		    EMU_CQ_EMPTY_POLLS_PER_YIELD ==
@@ -346,6 +352,7 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct emu_cq *cq = to_emu_cq(ibcq);
 	struct emu_cq_ring *r;
+	int progress = -1;
 	uint32_t h, n, i;
 	bool err;
 
@@ -356,6 +363,7 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	}
 	if (!num_entries)
 		return 0;
+again:
 	consumer_lock(cq);
 	r = cq->ring;
 	/* The error first: seen set, the tail read after it is final. */
@@ -374,8 +382,14 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 				   "in error");
 		return -EIO;
 	}
-	if (!n)
-		empty_poll(cq);
+	if (!n) {
+		if (progress < 0) {
+			progress = emu_transport_poll(cq->ctx->dev);
+			if (progress > 0)
+				goto again;
+		}
+		empty_poll(cq, progress);
+	}
 	return (int)n;
 }
 
@@ -411,7 +425,6 @@ static int ex_take(struct emu_cq *cq, uint32_t idx, bool err)
 		cq->cur = NULL;
 		if (!err) {
 			/* Empty is an answer, not a failure: no errno. */
-			empty_poll(cq);
 			return ENOENT;
 		}
 		errno = emu_refuse(EIO, "ibv_start_poll/ibv_next_poll: the CQ "
@@ -431,6 +444,7 @@ static int ex_take(struct emu_cq *cq, uint32_t idx, bool err)
 static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
 	struct emu_cq *cq = ex_to_cq(ibcq);
+	int progress;
 	uint32_t h;
 	bool err;
 	int rc;
@@ -444,6 +458,18 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	err = atomic_load_explicit(&cq->error, memory_order_acquire);
 	h = atomic_load_explicit(&cq->ring->head, memory_order_relaxed);
 	rc = ex_take(cq, h, err);
+	if (rc == ENOENT) {
+		/* Nothing yet: receive for ourselves, then look again. */
+		consumer_unlock(cq);
+		progress = emu_transport_poll(cq->ctx->dev);
+		consumer_lock(cq);
+		err = atomic_load_explicit(&cq->error, memory_order_acquire);
+		h = atomic_load_explicit(&cq->ring->head,
+					 memory_order_relaxed);
+		rc = ex_take(cq, h, err);
+		if (rc == ENOENT)
+			empty_poll(cq, progress);
+	}
 	if (rc)
 		consumer_unlock(cq);
 	return rc;

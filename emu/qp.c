@@ -412,6 +412,21 @@ static void qp_doorbell(void *arg)
 	emu_transport_flush(emu_transport_of(qp->dev));
 }
 
+/* A doorbell rung by the posting thread: if the engine is idle that thread
+ * segments and sends the work itself, saving the hand-off; otherwise the
+ * engine does it when it gets there. */
+static void ring_doorbell(struct emu_qp *qp)
+{
+	struct emu_engine *e = qp->dev->engine;
+
+	if (!emu_engine_try_enter(e)) {
+		emu_doorbell_ring(qp->db);
+		return;
+	}
+	qp_doorbell(qp);
+	emu_engine_leave(e);
+}
+
 static int wq_init(struct emu_wq *q, uint32_t n, size_t stride)
 {
 	q->size = n ? n : 1;
@@ -640,7 +655,7 @@ static void reset_engines(struct emu_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
-	qp->comp.retry_armed = false;
+	qp->comp.retry_due = 0;
 	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
@@ -1142,7 +1157,7 @@ static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 	}
 	pthread_spin_unlock(&q->lock);
 	if (posted)
-		emu_doorbell_ring(qp->db);
+		ring_doorbell(qp);
 	if (rc && bad_wr)
 		*bad_wr = wr;
 	return rc;

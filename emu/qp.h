@@ -172,7 +172,9 @@ struct emu_comp_state {
 	uint32_t rnr_psn;		/* where to resume after the wait */
 	ev_timer retry_timer;
 	ev_timer rnr_timer;
-	bool retry_armed;
+	/* When the oldest outstanding request times out (CLOCK_MONOTONIC,
+	 * ns), 0 when none is timed; retry_timer runs lazily behind it. */
+	uint64_t retry_due;
 };
 
 struct emu_resp_state {

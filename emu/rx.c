@@ -140,19 +140,25 @@ void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	emu_transport_flush(t);
 }
 
-void emu_rx_port(struct emu_tport *tp)
+unsigned int emu_rx_batch(struct emu_tport *tp)
 {
 	struct emu_transport *t = emu_transport_of(tp->port->dev);
-	unsigned int round, i, n;
+	unsigned int i, n;
 
-	for (round = 0; round < RX_ROUNDS; round++) {
-		n = emu_udp_recv(&tp->udp);
-		for (i = 0; i < n; i++)
-			rx_one(tp, &tp->udp.rx_pkt[i]);
-		/* One ACK per QP for the whole batch. */
-		emu_resp_flush_acks(t);
-		emu_transport_flush(t);
-		if (n < EMU_UDP_BATCH)
+	n = emu_udp_recv(&tp->udp);
+	for (i = 0; i < n; i++)
+		rx_one(tp, &tp->udp.rx_pkt[i]);
+	/* One ACK per QP for the whole batch. */
+	emu_resp_flush_acks(t);
+	emu_transport_flush(t);
+	return n;
+}
+
+void emu_rx_port(struct emu_tport *tp)
+{
+	unsigned int round;
+
+	for (round = 0; round < RX_ROUNDS; round++)
+		if (emu_rx_batch(tp) < EMU_UDP_BATCH)
 			break;
-	}
 }

@@ -58,8 +58,10 @@ static void kick(struct emu_qp *qp)
 {
 	struct emu_transport *t = emu_transport_of(qp->dev);
 
-	if (!ev_is_active(&t->resume))
-		ev_prepare_start(emu_engine_loop(qp->dev->engine), &t->resume);
+	if (ev_is_active(&t->resume))
+		return;
+	emu_engine_will_start(qp->dev->engine);
+	ev_prepare_start(emu_engine_loop(qp->dev->engine), &t->resume);
 }
 
 bool emu_budget_take_qp(struct emu_qp *qp, uint32_t n)
@@ -117,8 +119,8 @@ int emu_transport_start(struct emu_device *dev)
 			continue;
 		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
 				  &port->ep.addr, port->ep.netdev[0] != '\0',
-				  port->cfg.udp_mmsg ? EMU_UDP_MMSG :
-						       EMU_UDP_AUTO);
+				  port->cfg.udp_uring ? EMU_UDP_URING :
+							EMU_UDP_MMSG);
 		if (rc) {
 			emu_udp_close(&tp->udp);
 			emu_transport_stop(dev);
@@ -204,6 +206,31 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 	*out = t->ports[port_num - 1].cnt;
 	out->tx_packets = t->ports[port_num - 1].udp.tx_packets;
 	return 0;
+}
+
+int emu_transport_poll(struct emu_device *dev)
+{
+	struct emu_transport *t;
+	unsigned int n = 0;
+	uint32_t i;
+	int rc = 0;
+
+	if (!dev->qps || !dev->engine || !emu_engine_try_enter(dev->engine))
+		return -1;
+	t = emu_transport_of(dev);
+	for (i = 0; i < dev->nports; i++) {
+		struct emu_tport *tp = &t->ports[i];
+
+		if (!tp->open)
+			continue;
+		if (!emu_udp_recv_any_thread(&tp->udp)) {
+			rc = -1;
+			continue;
+		}
+		n += emu_rx_batch(tp);
+	}
+	emu_engine_leave(dev->engine);
+	return n ? 1 : rc;
 }
 
 void emu_transport_flush(struct emu_transport *t)

@@ -95,6 +95,13 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 /* Send everything queued on every port (end of an engine callback). */
 void emu_transport_flush(struct emu_transport *t);
 
+/* A poll found its CQ empty: if the engine is idle, receive what dev's
+ * ports hold on the calling thread, with responses, ACKs and completions.
+ * 1 if packets were handled, 0 if none was waiting, -1 if this thread
+ * could not look (the engine busy, or a port that receives only on the
+ * engine's thread): then only the engine makes progress. */
+int emu_transport_poll(struct emu_device *dev);
+
 /* The budget, for qp on its port (engine thread). take: n more packets
  * in flight, or false and qp waits its turn (emu_req_run is called again
  * when there is room). sync: give back what the ACKs since freed (qp
@@ -119,6 +126,8 @@ struct emu_rx_pkt {
 };
 
 void emu_rx_port(struct emu_tport *tp);
+/* One batch of what tp has received, handled and answered; how many. */
+unsigned int emu_rx_batch(struct emu_tport *tp);
 /* One datagram handled as if tp had just received it, with its answers
  * sent (the fuzz target's entry point). Engine thread only. */
 void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u);

@@ -464,6 +464,11 @@ unsigned int emu_udp_recv(struct emu_udp *u)
 	return u->ur ? uring_recv(u) : mmsg_recv(u);
 }
 
+bool emu_udp_recv_any_thread(const struct emu_udp *u)
+{
+	return !u->ur;
+}
+
 /* ---- opening ------------------------------------------------------------ */
 
 int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
@@ -524,7 +529,7 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 			return fd;
 		u->tx_fd[i] = fd;
 	}
-	u->uring_wanted = mode == EMU_UDP_AUTO;
+	u->uring_wanted = mode == EMU_UDP_URING;
 	/* GSO where the kernel has it (4.18 on) and EMUVERBS_GSO is not
 	 * "0": setting a socket-wide segment size of 0 is a no-op that
 	 * only a kernel with UDP_SEGMENT accepts. */

@@ -30,7 +30,7 @@
 #define EMU_UDP_TX_BUFS		256
 
 enum emu_udp_mode {
-	EMU_UDP_AUTO,		/* io_uring where allowed, else mmsg */
+	EMU_UDP_URING,		/* io_uring where the kernel allows, else mmsg */
 	EMU_UDP_MMSG,		/* recvmmsg/sendmmsg only */
 };
 
@@ -109,6 +109,11 @@ uint64_t emu_udp_rcvbuf(const struct emu_udp *u);
 /* Receive up to EMU_UDP_BATCH datagrams without blocking; returns how many
  * (u->rx_pkt[0..n)), 0 when none is waiting. */
 unsigned int emu_udp_recv(struct emu_udp *u);
+/* Whether emu_udp_recv() may be called from a thread other than the one
+ * that started the port (serialised with it): with mmsg, yes; io_uring's
+ * receive completions are made by the starting thread's task work, and a
+ * multishot receive re-armed elsewhere would belong to that thread. */
+bool emu_udp_recv_any_thread(const struct emu_udp *u);
 
 /* The buffer for the next datagram to send (EMU_UDP_BUF bytes); a full
  * batch is flushed first, so this never fails. */
