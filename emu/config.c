@@ -346,7 +346,8 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 	static const char *const link_layers[] = {
 		"infiniband", "ethernet", NULL };
 	static const char *const states[] = { "down", "active", NULL };
-	static const char *const udp_ios[] = { "auto", "mmsg", NULL };
+	static const char *const udp_ios[] = { "auto", "mmsg", "io_uring",
+						NULL };
 	unsigned int i = 0;
 	uint32_t x = 0;
 
@@ -399,9 +400,9 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 	case PK_NETDEV:
 		return parse_netdev(v, port->netdev, err);
 	case PK_UDP_IO:
-		if (parse_choice(v, udp_ios, "auto, mmsg", &i, err))
+		if (parse_choice(v, udp_ios, "auto, mmsg, io_uring", &i, err))
 			return -1;
-		port->udp_mmsg = i;
+		port->udp_uring = i == 2;
 		return 0;
 	case PK_UDP_PORT:
 		if (parse_u32(v, 1, 65535, &x, err))

@@ -38,9 +38,10 @@ struct emu_port_config {
 	bool has_address;
 	struct in6_addr address; /* IPv4 stored v4-mapped (::ffff:a.b.c.d) */
 	char netdev[IF_NAMESIZE];
-	/* UDP I/O through recvmmsg/sendmmsg only, never io_uring (old
-	 * kernels, seccomp, valgrind). */
-	bool udp_mmsg;
+	/* UDP I/O through io_uring where the kernel allows (udp_io =
+	 * io_uring); otherwise recvmmsg/sendmmsg, which a polling
+	 * application can drive from its own thread (doc/design-notes.md). */
+	bool udp_uring;
 	/* The UDP port the port listens on and its peers are sent to: 4791
 	 * (RoCEv2), unless set; udp_port_set says it was. */
 	uint16_t udp_port;

@@ -276,7 +276,7 @@ static const char full_file[] =
 	"gid_tbl_len = 256\n"
 	"pkey_tbl_len = 128\n"
 	"latency_us = 10000000\n"
-	"udp_io = MMSG\n"
+	"udp_io = IO_URING\n"
 	"address = 10.1.2.3\n"
 	"gid = 255 fe80::1 ib\n"
 	"gid = 0 192.168.0.1\n"
@@ -341,7 +341,7 @@ START_TEST(full_file_every_key)
 	ck_assert_uint_eq(p->gid_tbl_len, 256);
 	ck_assert_uint_eq(p->pkey_tbl_len, 128);
 	ck_assert_uint_eq(p->latency_us, 10000000);
-	ck_assert(p->udp_mmsg);
+	ck_assert(p->udp_uring);
 	ck_assert(p->has_address);
 	v4mapped(p->address.s6_addr, "10.1.2.3");
 	ck_assert_str_eq(p->netdev, "");
@@ -515,7 +515,7 @@ static const struct bad_value bad_values[] = {
 	{ 1, "pkey_tbl_len", "0", "0 is out of range (1..128)" },
 	{ 1, "pkey_tbl_len", "129", "out of range (1..128)" },
 	{ 1, "latency_us", "10000001", "out of range (0..10000000)" },
-	{ 1, "udp_io", "uring", "uring is not one of auto, mmsg" },
+	{ 1, "udp_io", "uring", "uring is not one of auto, mmsg, io_uring" },
 	{ 1, "address", "127.0.0.256", "is not an IPv4 or IPv6 address" },
 	{ 1, "address", "localhost", "is not an IPv4 or IPv6 address" },
 	{ 1, "address", "fe80::1%lo", "is not an IPv4 or IPv6 address" },
@@ -963,7 +963,7 @@ START_TEST(env_good)
 	setenv("EMUVERBS_ADDRESS", "127.1.2.3", 1);
 	setenv("EMUVERBS_LATENCY_US", "250", 1);
 	setenv("EMUVERBS_PORT_STATE", "down", 1);
-	setenv("EMUVERBS_UDP_IO", "mmsg", 1);
+	setenv("EMUVERBS_UDP_IO", "io_uring", 1);
 	ck_assert_msg(apply_env() == 0, "%s", errtext);
 	ck_assert_str_eq(errtext, "");
 	ck_assert_uint_eq(cfg.ndevices, 1);
@@ -976,7 +976,7 @@ START_TEST(env_good)
 	v4mapped(cfg.devices[0].ports[0].address.s6_addr, "127.1.2.3");
 	ck_assert_uint_eq(cfg.devices[0].ports[0].latency_us, 250);
 	ck_assert(!cfg.devices[0].ports[0].active);
-	ck_assert(cfg.devices[0].ports[0].udp_mmsg);
+	ck_assert(cfg.devices[0].ports[0].udp_uring);
 }
 END_TEST
 
@@ -1035,7 +1035,7 @@ static const struct {
 	{ "EMUVERBS_NETDEV", "a/b", "a/b is not an interface name" },
 	{ "EMUVERBS_LATENCY_US", "-5", "-5 is not a number" },
 	{ "EMUVERBS_PORT_STATE", "init", "init is not one of active, down" },
-	{ "EMUVERBS_UDP_IO", "io_uring", "io_uring is not one of auto, mmsg" },
+	{ "EMUVERBS_UDP_IO", "uring", "uring is not one of auto, mmsg, io_uring" },
 };
 
 START_TEST(env_bad)

@@ -236,20 +236,41 @@ START_TEST(t_rx_any_ipv4_id)
 }
 END_TEST
 
-/* udp_io = mmsg keeps the port off io_uring. */
-START_TEST(t_rx_udp_io_mmsg)
+/* udp_io = mmsg, and auto (the default), keep the port off io_uring, so
+ * that polling threads can receive; io_uring is asked for by name. One
+ * registry per process: one configuration per test. */
+static void udp_io_is(const char *conf, bool uring)
 {
 	struct emu_device **devs;
 	unsigned int n;
 
-	emu_test_write_config("[device emu0]\n[port emu0 1]\nudp_io = mmsg\n");
+	unsetenv("EMUVERBS_UDP_IO");
+	emu_test_write_config(conf);
 	ck_assert_int_eq(emu_registry_get(&devs, &n), 0);
 	ck_assert_uint_ge(n, 1);
 	ctx = emu_context_open(devs[0]);
 	ck_assert_ptr_nonnull(ctx);
-	ck_assert(devs[0]->ports[0].cfg.udp_mmsg);
-	ck_assert_ptr_null(emu_transport_of(devs[0])->ports[0].udp.ur);
+	ck_assert(devs[0]->ports[0].cfg.udp_uring == uring);
+	if (!uring)
+		ck_assert_ptr_null(emu_transport_of(devs[0])->ports[0].udp.ur);
 	emu_context_close(ctx);
+}
+
+START_TEST(t_rx_udp_io_mmsg)
+{
+	udp_io_is("[device emu0]\n[port emu0 1]\nudp_io = mmsg\n", false);
+}
+END_TEST
+
+START_TEST(t_rx_udp_io_auto)
+{
+	udp_io_is("[device emu0]\n[port emu0 1]\n", false);
+}
+END_TEST
+
+START_TEST(t_rx_udp_io_uring)
+{
+	udp_io_is("[device emu0]\n[port emu0 1]\nudp_io = io_uring\n", true);
 }
 END_TEST
 
@@ -297,6 +318,8 @@ static Suite *rx_suite(void)
 
 	tc = tcase_create("io");
 	tcase_add_test(tc, t_rx_udp_io_mmsg);
+	tcase_add_test(tc, t_rx_udp_io_auto);
+	tcase_add_test(tc, t_rx_udp_io_uring);
 	suite_add_tcase(s, tc);
 	tcase_add_test(td, t_dup_read_range);
 	suite_add_tcase(s, td);

@@ -278,16 +278,16 @@ static void gso(enum emu_udp_mode mode, bool on)
 
 START_TEST(t_gso)
 {
-	gso(EMU_UDP_AUTO, true);
+	gso(EMU_UDP_URING, true);
 	gso(EMU_UDP_MMSG, true);
-	gso(EMU_UDP_AUTO, false);
+	gso(EMU_UDP_URING, false);
 	gso(EMU_UDP_MMSG, false);
 }
 END_TEST
 
 START_TEST(t_roundtrip_auto)
 {
-	roundtrip(EMU_UDP_AUTO);
+	roundtrip(EMU_UDP_URING);
 }
 END_TEST
 
@@ -299,7 +299,7 @@ END_TEST
 
 START_TEST(t_truncation)
 {
-	truncation(EMU_UDP_AUTO);
+	truncation(EMU_UDP_URING);
 	truncation(EMU_UDP_MMSG);
 }
 END_TEST
