@@ -24,6 +24,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT	103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO		104
+#endif
 /* Segments one GSO send carries at most (the kernel's UDP_MAX_SEGMENTS),
  * and the bytes, under IPv4's largest datagram. */
 #define GSO_MAX_SEGS	64
@@ -417,16 +420,31 @@ static unsigned int uring_recv(struct emu_udp *u)
 	return n;
 }
 
+/* The segment size a GRO datagram's control data gives, 0 for none. */
+static uint32_t gro_size(struct msghdr *mh)
+{
+	struct cmsghdr *c;
+	int v;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			return v > 0 ? (uint32_t)v : 0;
+		}
+	return 0;
+}
+
 static unsigned int mmsg_recv(struct emu_udp *u)
 {
-	unsigned int i;
+	size_t slot = u->gro ? EMU_UDP_GRO_BUF : EMU_UDP_BUF;
+	unsigned int i, k = 0;
 	int n;
 
 	for (i = 0; i < EMU_UDP_BATCH; i++) {
 		struct msghdr *mh = &u->rx_msg[i].msg_hdr;
 
-		u->rx_iov[i].iov_base = u->rx_buf + (size_t)i * EMU_UDP_BUF;
-		u->rx_iov[i].iov_len = EMU_UDP_BUF;
+		u->rx_iov[i].iov_base = u->rx_buf + (size_t)i * slot;
+		u->rx_iov[i].iov_len = slot;
 		mh->msg_name = &u->rx_name[i];
 		mh->msg_namelen = sizeof(u->rx_name[i]);
 		mh->msg_iov = &u->rx_iov[i];
@@ -443,20 +461,39 @@ static unsigned int mmsg_recv(struct emu_udp *u)
 		return 0;
 	for (i = 0; i < (unsigned int)n; i++) {
 		struct msghdr *mh = &u->rx_msg[i].msg_hdr;
-		struct emu_udp_pkt *p = &u->rx_pkt[i];
+		uint8_t *d = u->rx_iov[i].iov_base;
+		uint32_t len = u->rx_msg[i].msg_len, seg = gro_size(mh), off;
+		struct emu_udp_pkt t;
 		struct cmsghdr *c;
 
-		p->data = u->rx_iov[i].iov_base;
-		p->len = u->rx_msg[i].msg_len;
-		p->truncated = mh->msg_flags & MSG_TRUNC;
-		if (p->len > EMU_UDP_BUF)
-			p->len = EMU_UDP_BUF;
-		addr_from_sockaddr(&p->src, &p->sport, &u->rx_name[i]);
-		pkt_defaults(u, p);
+		addr_from_sockaddr(&t.src, &t.sport, &u->rx_name[i]);
+		pkt_defaults(u, &t);
 		for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
-			parse_cmsg(c, p);
+			parse_cmsg(c, &t);
+		if (len > slot)
+			len = (uint32_t)slot;
+		if (!seg)
+			seg = len ? len : 1;
+		if (len > seg)
+			u->rx_joined++;
+		/* Each segment is a datagram of its own, as the sender
+		 * wrote it; only an unjoined one can be cut by the slot. */
+		off = 0;
+		do {
+			struct emu_udp_pkt *p = &u->rx_pkt[k++];
+
+			*p = t;
+			p->data = d + off;
+			p->len = len - off < seg ? len - off : seg;
+			p->truncated = p->len > EMU_UDP_BUF ||
+				       (off + p->len == len &&
+					(mh->msg_flags & MSG_TRUNC));
+			if (p->len > EMU_UDP_BUF)
+				p->len = EMU_UDP_BUF;
+			off += seg;
+		} while (off < len);
 	}
-	return (unsigned int)n;
+	return k;
 }
 
 unsigned int emu_udp_recv(struct emu_udp *u)
@@ -515,7 +552,7 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 	 * receive buffer (a loss costs RC a retransmission, UC a message). */
 	deep_buffer(rx_fd, SO_RCVBUFFORCE, SO_RCVBUF, EMU_UDP_RCVBUF);
 
-	u->rx_buf = malloc((size_t)EMU_UDP_BATCH * EMU_UDP_BUF);
+	u->rx_buf = malloc((size_t)EMU_UDP_BATCH * EMU_UDP_GRO_BUF);
 	u->rx_ctl = calloc(EMU_UDP_BATCH, RX_CTL_LEN);
 	u->tx_buf = malloc((size_t)EMU_UDP_BATCH * EMU_UDP_BUF);
 	u->tx_ctl = calloc(EMU_UDP_BATCH, TX_CTL_LEN);
@@ -549,16 +586,25 @@ void emu_udp_start(struct emu_udp *u)
 	 * in the program's own epoll_wait if it made them). io_uring may
 	 * be missing or forbidden (old kernels, seccomp in containers):
 	 * recvmmsg/sendmmsg then do the same job. */
+	const char *gro = getenv("EMUVERBS_GRO");
+
 	if (u->uring_wanted && !u->ur)
 		uring_open(u);
-	if (!u->ur)
-		return;
-	uring_arm(u);
-	/* A kernel without multishot recvmsg (before 6.0) refuses it at
-	 * once; then do without io_uring. */
-	if (!io_uring_peek_cqe(&u->ur->rx, &cqe) && cqe->res < 0 &&
-	    !(cqe->flags & IORING_CQE_F_MORE) && cqe->res != -ENOBUFS)
-		uring_close(u);
+	if (u->ur) {
+		uring_arm(u);
+		/* A kernel without multishot recvmsg (before 6.0) refuses
+		 * it at once; then do without io_uring. */
+		if (!io_uring_peek_cqe(&u->ur->rx, &cqe) && cqe->res < 0 &&
+		    !(cqe->flags & IORING_CQE_F_MORE) &&
+		    cqe->res != -ENOBUFS)
+			uring_close(u);
+	}
+	/* recvmmsg takes a GSO send whole, as one datagram (loopback
+	 * delivers it unsegmented to a socket with UDP_GRO), and the
+	 * kernel joins a burst from the wire: one receive per burst
+	 * instead of one per packet. EMUVERBS_GRO=0 turns it off. */
+	if (!u->ur && !(gro && !strcmp(gro, "0")))
+		u->gro = !setopt(u->rx_fd, SOL_UDP, UDP_GRO, 1);
 }
 
 int emu_udp_fd(const struct emu_udp *u)

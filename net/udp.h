@@ -24,6 +24,12 @@
  * 32 MiB buffer holds 3971 datagrams of 4200 bytes, 8450 bytes each. */
 #define EMU_UDP_TRUESIZE	8704
 
+/* With UDP GRO (mmsg I/O), one received datagram may carry up to 64
+ * segments of one size, up to the largest UDP payload: each receive slot
+ * holds that much, and the batch as many packets as its slots could. */
+#define EMU_UDP_GRO_BUF		65536
+#define EMU_UDP_RX_PKTS		(EMU_UDP_BATCH * 64)
+
 /* Receive buffers the kernel fills with io_uring's multishot recvmsg, and
  * send buffers in flight at most, per port. */
 #define EMU_UDP_RX_BUFS		256
@@ -53,6 +59,7 @@ struct emu_udp {
 	struct emu_udp_uring *ur;	/* io_uring in use, else NULL */
 	bool uring_wanted;		/* emu_udp_start tries io_uring */
 	bool gso;			/* the send sockets take UDP_SEGMENT */
+	bool gro;			/* the endpoint socket has UDP_GRO on */
 	int rx_fd;			/* the endpoint socket (not owned) */
 	int family;			/* AF_INET or AF_INET6 */
 	bool any;			/* endpoint bound to the wildcard */
@@ -67,7 +74,7 @@ struct emu_udp {
 	struct iovec rx_iov[EMU_UDP_BATCH];
 	struct sockaddr_in6 rx_name[EMU_UDP_BATCH];
 	uint8_t *rx_ctl;
-	struct emu_udp_pkt rx_pkt[EMU_UDP_BATCH];
+	struct emu_udp_pkt rx_pkt[EMU_UDP_RX_PKTS];
 
 	/* Send batch, flushed when full or by emu_udp_flush(). */
 	uint8_t *tx_buf;
@@ -83,6 +90,7 @@ struct emu_udp {
 	uint8_t *tx_gctl;
 
 	uint64_t tx_packets, tx_bytes, tx_dropped;
+	uint64_t rx_joined;		/* GRO datagrams of several packets */
 };
 
 /* Set up the I/O of an endpoint socket: receive options on rx_fd, the send
@@ -106,7 +114,8 @@ int emu_udp_fd(const struct emu_udp *u);
  * (SO_RCVBUF: twice what was asked, within the limits); 0 if unknown. */
 uint64_t emu_udp_rcvbuf(const struct emu_udp *u);
 
-/* Receive up to EMU_UDP_BATCH datagrams without blocking; returns how many
+/* Receive up to EMU_UDP_BATCH datagrams without blocking, each split into
+ * the packets a GRO datagram joined; returns how many packets
  * (u->rx_pkt[0..n)), 0 when none is waiting. */
 unsigned int emu_udp_recv(struct emu_udp *u);
 /* Whether emu_udp_recv() may be called from a thread other than the one

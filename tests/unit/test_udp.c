@@ -213,7 +213,7 @@ static void check_gso(const struct emu_udp_pkt *p, void *arg)
  * are one send, and datagram k arrives with its ICRC moved to k (what the
  * receiver's solver finds); without, each keeps 0.
  */
-static void gso(enum emu_udp_mode mode, bool on)
+static void gso(enum emu_udp_mode mode, bool on, bool gro)
 {
 	struct emu_udp ua, ub;
 	struct in6_addr lo;
@@ -243,8 +243,13 @@ static void gso(enum emu_udp_mode mode, bool on)
 		return;
 	}
 	ck_assert(on == ub.gso);
+	if (!gro)
+		setenv("EMUVERBS_GRO", "0", 1);
 	emu_udp_start(&ua);
 	emu_udp_start(&ub);
+	unsetenv("EMUVERBS_GRO");
+	/* recvmmsg receives with GRO unless told not to; io_uring never. */
+	ck_assert(ua.gro == (gro && !ua.ur));
 	memset(&g, 0, sizeof(g));
 	g.sport = pa;
 	for (k = 0; k <= 10; k++) {
@@ -264,6 +269,9 @@ static void gso(enum emu_udp_mode mode, bool on)
 	ck_assert_uint_eq(recv_some(&ua, 11, check_gso, &g), 11);
 	for (k = 0; k <= 10; k++)
 		ck_assert_uint_eq(g.id[k], on ? k : 0);
+	/* Loopback hands a GSO send whole to a GRO socket: one datagram,
+	 * split back into the eleven it carried. */
+	ck_assert_uint_eq(ua.rx_joined, on && ua.gro ? 1 : 0);
 	for (i = 0; i < 100 && ub.tx_packets < 11; i++) {
 		emu_udp_flush(&ub);
 		usleep(1000);
@@ -278,10 +286,11 @@ static void gso(enum emu_udp_mode mode, bool on)
 
 START_TEST(t_gso)
 {
-	gso(EMU_UDP_URING, true);
-	gso(EMU_UDP_MMSG, true);
-	gso(EMU_UDP_URING, false);
-	gso(EMU_UDP_MMSG, false);
+	gso(EMU_UDP_URING, true, true);
+	gso(EMU_UDP_MMSG, true, true);
+	gso(EMU_UDP_MMSG, true, false);
+	gso(EMU_UDP_URING, false, true);
+	gso(EMU_UDP_MMSG, false, true);
 }
 END_TEST
 
