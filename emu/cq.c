@@ -322,6 +322,9 @@ int emu_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
 	if (cq->armed < want)
 		cq->armed = want;
 	pthread_spin_unlock(&cq->plock);
+	/* Arming is how a program says it will sleep: whatever it was
+	 * receiving for itself, the engine must receive now. */
+	emu_transport_will_sleep(cq->ctx->dev);
 	return 0;
 }
 
@@ -335,6 +338,13 @@ int emu_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
  * core away now and then. A poll that finds completions never makes a
  * system call. */
 #define EMU_CQ_EMPTY_POLLS_PER_YIELD 4
+
+/* Armed for an event: its poller means to sleep, not to spin. */
+static bool busy_armed(struct emu_cq *cq)
+{
+	return __atomic_load_n(&cq->armed, __ATOMIC_RELAXED) !=
+	       EMU_CQ_DISARMED;
+}
 
 static void empty_poll(struct emu_cq *cq, int progress)
 {
@@ -382,9 +392,11 @@ again:
 				   "in error");
 		return -EIO;
 	}
+	if (n)
+		emu_transport_polled(cq->ctx->dev);
 	if (!n) {
 		if (progress < 0) {
-			progress = emu_transport_poll(cq->ctx->dev);
+			progress = emu_transport_poll(cq->ctx->dev, !busy_armed(cq));
 			if (progress > 0)
 				goto again;
 		}
@@ -461,7 +473,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (rc == ENOENT) {
 		/* Nothing yet: receive for ourselves, then look again. */
 		consumer_unlock(cq);
-		progress = emu_transport_poll(cq->ctx->dev);
+		progress = emu_transport_poll(cq->ctx->dev, !busy_armed(cq));
 		consumer_lock(cq);
 		err = atomic_load_explicit(&cq->error, memory_order_acquire);
 		h = atomic_load_explicit(&cq->ring->head,
@@ -470,6 +482,8 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 		if (rc == ENOENT)
 			empty_poll(cq, progress);
 	}
+	if (!rc)
+		emu_transport_polled(cq->ctx->dev);
 	if (rc)
 		consumer_unlock(cq);
 	return rc;

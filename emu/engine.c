@@ -245,6 +245,16 @@ struct emu_watch *emu_engine_watch_fd(struct emu_engine *e, int fd,
 	return w;
 }
 
+void emu_engine_watch_set(struct emu_engine *e, struct emu_watch *w, bool on)
+{
+	if (on) {
+		emu_engine_will_start(e);
+		ev_io_start(e->loop, &w->io);
+	} else {
+		ev_io_stop(e->loop, &w->io);
+	}
+}
+
 void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w)
 {
 	struct watch_req r = { e, w };

@@ -23,6 +23,8 @@ void emu_engine_call(struct emu_engine *e, emu_engine_fn fn, void *arg);
 struct emu_watch *emu_engine_watch_fd(struct emu_engine *e, int fd,
 				      emu_engine_fn cb, void *arg);
 void emu_engine_unwatch(struct emu_engine *e, struct emu_watch *w);
+/* Stop or restart calling a watch's callback (engine thread). */
+void emu_engine_watch_set(struct emu_engine *e, struct emu_watch *w, bool on);
 
 /* True on the engine thread and on a thread that has entered the engine:
  * where the engine's state may be touched. */

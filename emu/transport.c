@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "emu/device.h"
 #include "emu/engine.h"
@@ -13,9 +14,102 @@
 #include "net/icrc.h"
 #include "net/psn.h"
 
+/* How long after an application thread last looked at a port's socket in
+ * vain the engine stays off it, and how often it checks: what a packet may
+ * wait, at most, once the polling stops, far below any ACK timeout. */
+#define HANDOFF_NS	50000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void on_readable(void *arg)
 {
-	emu_rx_port(arg);
+	struct emu_tport *tp = arg;
+	struct emu_device *dev = tp->port->dev;
+
+	if (now_ns() - atomic_load(&tp->polled_ns) < HANDOFF_NS) {
+		/* Somebody polls: the packet is theirs to take. */
+		emu_engine_watch_set(dev->engine, tp->watch, false);
+		atomic_store(&tp->handed_off, true);
+		ev_timer_set(&tp->idle_check, (double)HANDOFF_NS * 1e-9, 0.);
+		ev_timer_start(emu_engine_loop(dev->engine), &tp->idle_check);
+		return;
+	}
+	emu_rx_port(tp);
+}
+
+/* Nobody polls any more: the socket is the engine's again. */
+static void take_back(struct emu_tport *tp)
+{
+	ev_timer_stop(emu_engine_loop(tp->port->dev->engine), &tp->idle_check);
+	atomic_store(&tp->handed_off, false);
+	emu_engine_watch_set(tp->port->dev->engine, tp->watch, true);
+	emu_rx_port(tp);
+}
+
+static void on_idle_check(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct emu_tport *tp = (struct emu_tport *)((char *)w -
+		offsetof(struct emu_tport, idle_check));
+	uint64_t since = now_ns() - atomic_load(&tp->polled_ns);
+
+	ev_timer_stop(loop, w);
+	if (!atomic_load(&tp->handed_off))
+		return;
+	if (since < HANDOFF_NS) {
+		ev_timer_set(w, (double)(HANDOFF_NS - since) * 1e-9, 0.);
+		ev_timer_start(loop, w);
+		return;
+	}
+	take_back(tp);
+}
+
+/* The doorbell of emu_transport_will_sleep. */
+static void on_take_back(void *arg)
+{
+	struct emu_transport *t = arg;
+	uint32_t i;
+
+	for (i = 0; i < t->dev->nports; i++)
+		if (t->ports[i].open && atomic_load(&t->ports[i].handed_off))
+			take_back(&t->ports[i]);
+}
+
+void emu_transport_polled(struct emu_device *dev)
+{
+	struct emu_transport *t;
+	uint32_t i;
+
+	if (!dev->qps)
+		return;
+	t = emu_transport_of(dev);
+	for (i = 0; i < dev->nports; i++)
+		if (atomic_load_explicit(&t->ports[i].polled_ns,
+					 memory_order_relaxed))
+			atomic_store_explicit(&t->ports[i].polled_ns, 0,
+					      memory_order_relaxed);
+}
+
+void emu_transport_will_sleep(struct emu_device *dev)
+{
+	struct emu_transport *t;
+	bool ring = false;
+	uint32_t i;
+
+	if (!dev->qps || !dev->engine)
+		return;
+	t = emu_transport_of(dev);
+	for (i = 0; i < dev->nports; i++) {
+		atomic_store(&t->ports[i].polled_ns, 0);
+		ring |= atomic_load(&t->ports[i].handed_off);
+	}
+	if (ring && t->take_back)
+		emu_doorbell_ring(t->take_back);
 }
 
 static void udp_start(void *arg)
@@ -109,12 +203,18 @@ int emu_transport_start(struct emu_device *dev)
 
 	t->dev = dev;
 	t->ack_list = NULL;
+	t->take_back = emu_engine_doorbell(dev->engine, on_take_back, t);
+	if (!t->take_back)
+		return -ENOMEM;
 	ev_prepare_init(&t->resume, on_prepare);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
 		struct emu_port *port = &dev->ports[i];
 
 		tp->port = port;
+		atomic_store(&tp->polled_ns, 0);
+		atomic_store(&tp->handed_off, false);
+		ev_timer_init(&tp->idle_check, on_idle_check, 0., 0.);
 		if (port->ep.fd < 0)
 			continue;
 		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
@@ -179,6 +279,7 @@ static void do_stop(void *arg)
 				(unsigned long long)tp->cnt.seq_drops,
 				(unsigned long long)tp->cnt.dup_requests,
 				(unsigned long long)tp->cnt.budget_waits);
+		ev_timer_stop(emu_engine_loop(dev->engine), &tp->idle_check);
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);
 		tp->watch = NULL;
@@ -193,6 +294,8 @@ void emu_transport_stop(struct emu_device *dev)
 	if (!dev->qps || !dev->engine)
 		return;
 	emu_engine_call(dev->engine, do_stop, dev);
+	emu_doorbell_free(emu_transport_of(dev)->take_back);
+	emu_transport_of(dev)->take_back = NULL;
 }
 
 int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
@@ -208,7 +311,7 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 	return 0;
 }
 
-int emu_transport_poll(struct emu_device *dev)
+int emu_transport_poll(struct emu_device *dev, bool claim)
 {
 	struct emu_transport *t;
 	unsigned int n = 0;
@@ -228,6 +331,8 @@ int emu_transport_poll(struct emu_device *dev)
 			continue;
 		}
 		n += emu_rx_batch(tp);
+		if (claim)
+			atomic_store(&tp->polled_ns, now_ns());
 	}
 	emu_engine_leave(dev->engine);
 	return n ? 1 : rc;

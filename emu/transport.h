@@ -46,6 +46,13 @@ struct emu_tport {
 	struct emu_udp udp;
 	struct emu_watch *watch;
 	bool open;
+	/* While application threads receive on the port (emu_transport_poll)
+	 * the engine leaves the socket to them: a wake-up per packet on
+	 * both would cost each round trip two futex calls and a core. */
+	_Atomic uint64_t polled_ns;	/* last such receive, CLOCK_MONOTONIC;
+					 * 0: somebody is about to sleep */
+	atomic_bool handed_off;		/* the watch is off, idle_check runs */
+	ev_timer idle_check;
 	struct emu_port_counters cnt;
 	/* Packets in flight from every QP of the port, sized from what the
 	 * endpoint's receive buffer holds (emu/budget.h). */
@@ -62,6 +69,9 @@ struct emu_transport {
 	 * blocks again, it serves them the credits the callbacks of this
 	 * iteration released (ACKs, errors, destroys). */
 	ev_prepare resume;
+	/* Rung when an application arms a CQ: the ports it was receiving
+	 * on go back to the engine at once. */
+	struct emu_doorbell *take_back;
 };
 
 /* dev->qps: the QPN map (emu/qp.c) and the transport state beside it,
@@ -99,8 +109,17 @@ void emu_transport_flush(struct emu_transport *t);
  * ports hold on the calling thread, with responses, ACKs and completions.
  * 1 if packets were handled, 0 if none was waiting, -1 if this thread
  * could not look (the engine busy, or a port that receives only on the
- * engine's thread): then only the engine makes progress. */
-int emu_transport_poll(struct emu_device *dev);
+ * engine's thread): then only the engine makes progress. A busy poller
+ * (claim) has the engine leave the socket to it while it polls; a poll of
+ * an armed CQ, by a program about to sleep, does not. */
+int emu_transport_poll(struct emu_device *dev, bool claim);
+/* An application armed a CQ of dev, to sleep until an event: the engine
+ * must receive for it again from now on, not a while after its last poll. */
+void emu_transport_will_sleep(struct emu_device *dev);
+/* A poll found completions: its caller may now do other things than poll
+ * (spin on memory, as ib_write_lat does), so the claim of its last
+ * receives lapses; the engine takes the socket back at its next check. */
+void emu_transport_polled(struct emu_device *dev);
 
 /* The budget, for qp on its port (engine thread). take: n more packets
  * in flight, or false and qp waits its turn (emu_req_run is called again
