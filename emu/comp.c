@@ -1,7 +1,6 @@
 /* The completer: ACKs, NAKs, READ responses and atomic ACKs retire send
  * WQEs; retransmission and RNR timers; remote and local error completions. */
 #include <string.h>
-#include <time.h>
 
 #include "emu/device.h"
 #include "emu/log.h"
@@ -57,14 +56,6 @@ static void fail(struct emu_qp *qp, enum ibv_wc_status status)
 	emu_qp_error(qp, 0);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void retry_timer_start(struct emu_qp *qp, uint64_t in_ns)
 {
 	emu_engine_will_start(qp->dev->engine);
@@ -97,7 +88,7 @@ void emu_comp_arm(struct emu_qp *qp)
 	exp += qp->comp.backoff < COMP_MAX_BACKOFF ? qp->comp.backoff :
 						     COMP_MAX_BACKOFF;
 	in_ns = 4096ull << exp;
-	qp->comp.retry_due = now_ns() + in_ns;
+	qp->comp.retry_due = emu_now_ns() + in_ns;
 	if (!ev_is_active(&qp->comp.retry_timer))
 		retry_timer_start(qp, in_ns);
 }
@@ -194,7 +185,7 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		qp->comp.retry_due = 0;
 		return;
 	}
-	now = now_ns();
+	now = emu_now_ns();
 	if (now < qp->comp.retry_due) {
 		retry_timer_start(qp, qp->comp.retry_due - now);
 		return;

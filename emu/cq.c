@@ -392,9 +392,9 @@ again:
 				   "in error");
 		return -EIO;
 	}
-	if (n)
+	if (n) {
 		emu_transport_polled(cq->ctx->dev);
-	if (!n) {
+	} else {
 		if (progress < 0) {
 			progress = emu_transport_poll(cq->ctx->dev, !busy_armed(cq));
 			if (progress > 0)

@@ -4,9 +4,21 @@
 #define EMU_ENGINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
 
 struct emu_engine;
 struct emu_watch;
+
+/* CLOCK_MONOTONIC in ns: the clock of the deadlines engine code keeps
+ * beside libev's timers (which an application thread cannot read). */
+static inline uint64_t emu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 typedef void (*emu_engine_fn)(void *arg);
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-#include <time.h>
 
 #include "emu/device.h"
 #include "emu/engine.h"
@@ -19,20 +18,12 @@
  * wait, at most, once the polling stops, far below any ACK timeout. */
 #define HANDOFF_NS	50000ull
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void on_readable(void *arg)
 {
 	struct emu_tport *tp = arg;
 	struct emu_device *dev = tp->port->dev;
 
-	if (now_ns() - atomic_load(&tp->polled_ns) < HANDOFF_NS) {
+	if (emu_now_ns() - atomic_load(&tp->polled_ns) < HANDOFF_NS) {
 		/* Somebody polls: the packet is theirs to take. */
 		emu_engine_watch_set(dev->engine, tp->watch, false);
 		atomic_store(&tp->handed_off, true);
@@ -56,7 +47,7 @@ static void on_idle_check(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct emu_tport *tp = (struct emu_tport *)((char *)w -
 		offsetof(struct emu_tport, idle_check));
-	uint64_t since = now_ns() - atomic_load(&tp->polled_ns);
+	uint64_t since = emu_now_ns() - atomic_load(&tp->polled_ns);
 
 	ev_timer_stop(loop, w);
 	if (!atomic_load(&tp->handed_off))
@@ -103,11 +94,10 @@ void emu_transport_will_sleep(struct emu_device *dev)
 
 	if (!dev->qps || !dev->engine)
 		return;
+	emu_transport_polled(dev);
 	t = emu_transport_of(dev);
-	for (i = 0; i < dev->nports; i++) {
-		atomic_store(&t->ports[i].polled_ns, 0);
+	for (i = 0; i < dev->nports; i++)
 		ring |= atomic_load(&t->ports[i].handed_off);
-	}
 	if (ring && t->take_back)
 		emu_doorbell_ring(t->take_back);
 }
@@ -332,7 +322,7 @@ int emu_transport_poll(struct emu_device *dev, bool claim)
 		}
 		n += emu_rx_batch(tp);
 		if (claim)
-			atomic_store(&tp->polled_ns, now_ns());
+			atomic_store(&tp->polled_ns, emu_now_ns());
 	}
 	emu_engine_leave(dev->engine);
 	return n ? 1 : rc;

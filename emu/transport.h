@@ -49,8 +49,9 @@ struct emu_tport {
 	/* While application threads receive on the port (emu_transport_poll)
 	 * the engine leaves the socket to them: a wake-up per packet on
 	 * both would cost each round trip two futex calls and a core. */
-	_Atomic uint64_t polled_ns;	/* last such receive, CLOCK_MONOTONIC;
-					 * 0: somebody is about to sleep */
+	_Atomic uint64_t polled_ns;	/* last such receive (emu_now_ns); 0
+					 * once a poll found completions or a
+					 * CQ was armed: the claim lapsed */
 	atomic_bool handed_off;		/* the watch is off, idle_check runs */
 	ev_timer idle_check;
 	struct emu_port_counters cnt;

@@ -578,6 +578,7 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 
 void emu_udp_start(struct emu_udp *u)
 {
+	const char *gro = getenv("EMUVERBS_GRO");
 	struct io_uring_cqe *cqe;
 
 	/* The rings are made here, on the thread that drives them: the
@@ -586,8 +587,6 @@ void emu_udp_start(struct emu_udp *u)
 	 * in the program's own epoll_wait if it made them). io_uring may
 	 * be missing or forbidden (old kernels, seccomp in containers):
 	 * recvmmsg/sendmmsg then do the same job. */
-	const char *gro = getenv("EMUVERBS_GRO");
-
 	if (u->uring_wanted && !u->ur)
 		uring_open(u);
 	if (u->ur) {
