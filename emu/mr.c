@@ -17,6 +17,7 @@
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
+#include "emu/transport.h"
 
 /* One key slot: a region's, or a window's (emu/mw.c). Readers (the engine)
  * only load the pointers; the tags are touched under the table lock when
@@ -206,6 +207,9 @@ static void unpublish_on_engine(void *arg)
 		return;
 	}
 	atomic_store_explicit(&c->s->mr, NULL, memory_order_release);
+	/* Packets queued from the region (RC payloads and READ responses
+	 * are sent from it in place) go now, while it is still there. */
+	emu_transport_flush_device(c->mr->pd->ctx->dev);
 }
 
 static struct emu_device *mr_dev(const struct emu_mr *mr)

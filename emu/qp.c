@@ -361,14 +361,19 @@ void emu_qp_check_drained(struct emu_qp *qp)
 
 /* ---- scatter lists ----------------------------------------------------- */
 
-int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
-		 uint32_t num_sge, uint32_t off, void *buf, uint32_t len,
-		 bool to_sge)
+/* Up to max pieces of [off, off + len) of a scatter list, each checked
+ * against its SGE's key for the access need, into iov (*niov of them,
+ * *got bytes). 0 with *got == len, or with *got < len when max pieces
+ * were not enough; else the failing IBV_WC_* status. */
+static int sge_map(struct emu_qp *qp, const struct ibv_sge *sge,
+		   uint32_t num_sge, uint32_t off, uint32_t len,
+		   unsigned int need, struct iovec *iov, unsigned int max,
+		   unsigned int *niov, uint32_t *got)
 {
-	uint8_t *b = buf;
-	uint32_t i;
+	uint32_t i, want = len;
+	unsigned int k = 0;
 
-	for (i = 0; i < num_sge && len; i++) {
+	for (i = 0; i < num_sge && len && k < max; i++) {
 		uint8_t *p;
 		uint32_t n;
 
@@ -382,19 +387,55 @@ int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
 		/* Every byte goes through the key check: an MR deregistered
 		 * since posting fails here, never as a stray access. */
 		if (emu_mr_resolve_key(qp->dev, sge[i].lkey, 0, qp->pd,
-				       sge[i].addr + off, n,
-				       to_sge ? IBV_ACCESS_LOCAL_WRITE : 0,
+				       sge[i].addr + off, n, need,
 				       &p) != EMU_MR_OK)
 			return IBV_WC_LOC_PROT_ERR;
-		if (to_sge)
-			memcpy(p, b, n);
-		else
-			memcpy(b, p, n);
-		b += n;
+		iov[k++] = (struct iovec){ p, n };
 		len -= n;
 		off = 0;
 	}
-	return len ? IBV_WC_LOC_LEN_ERR : 0;
+	*niov = k;
+	*got = want - len;
+	return len && k < max ? IBV_WC_LOC_LEN_ERR : 0;
+}
+
+int emu_sge_map(struct emu_qp *qp, const struct ibv_sge *sge,
+		uint32_t num_sge, uint32_t off, uint32_t len,
+		struct iovec *iov, unsigned int max, unsigned int *niov)
+{
+	uint32_t got;
+	int rc = sge_map(qp, sge, num_sge, off, len, 0, iov, max, niov, &got);
+
+	return rc ? rc : got < len ? EMU_SGE_SCATTERED : 0;
+}
+
+int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
+		 uint32_t num_sge, uint32_t off, void *buf, uint32_t len,
+		 bool to_sge)
+{
+	unsigned int need = to_sge ? IBV_ACCESS_LOCAL_WRITE : 0;
+	struct iovec iov[8];
+	uint8_t *b = buf;
+	unsigned int i, n;
+	uint32_t got;
+	int rc;
+
+	do {
+		rc = sge_map(qp, sge, num_sge, off, len, need, iov, 8, &n,
+			     &got);
+		if (rc)
+			return rc;
+		for (i = 0; i < n; i++) {
+			if (to_sge)
+				memcpy(iov[i].iov_base, b, iov[i].iov_len);
+			else
+				memcpy(b, iov[i].iov_base, iov[i].iov_len);
+			b += iov[i].iov_len;
+		}
+		off += got;
+		len -= got;
+	} while (len);
+	return 0;
 }
 
 /* ---- create and destroy ------------------------------------------------- */

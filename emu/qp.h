@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
+#include <sys/uio.h>
 
 #include <infiniband/verbs.h>
 
@@ -340,5 +341,13 @@ void emu_qp_check_drained(struct emu_qp *qp);
 int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
 		 uint32_t num_sge, uint32_t off, void *buf, uint32_t len,
 		 bool to_sge);
+
+/* The same range, to be read in place: its pieces of registered memory
+ * into iov (at most max, *niov of them, none empty). 0, the failing
+ * IBV_WC_* status, or EMU_SGE_SCATTERED when it has more than max. */
+#define EMU_SGE_SCATTERED	(-1)
+int emu_sge_map(struct emu_qp *qp, const struct ibv_sge *sge,
+		uint32_t num_sge, uint32_t off, uint32_t len,
+		struct iovec *iov, unsigned int max, unsigned int *niov);
 
 #endif

@@ -90,6 +90,8 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	const struct in6_addr *src, *dst;
 	bool first = off == 0, last = true, ackreq, se;
 	uint8_t *buf = emu_udp_tx_buf(u);
+	struct iovec pay[EMU_UDP_TX_PIECES];
+	unsigned int np;
 	uint8_t op;
 	int rc;
 
@@ -141,27 +143,46 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 		/* A Q_Key with the high bit set stands for the QP's own. */
 		deth_init(buf, (w->remote_qkey & 0x80000000u) ?
 			       qp->attr.qkey : w->remote_qkey, qp->qpn);
-	if (n) {
-		uint8_t *pay = wire_payload(buf);
+	/* A reliable QP's payload is sent from the region itself: the
+	 * application leaves it alone until the peer has acknowledged it,
+	 * which is after the batch is flushed. Inline data and what UC and
+	 * UD send (complete once queued) are copied. */
+	np = 0;
+	if (n && !w->inl && emu_qp_reliable(qp)) {
+		rc = emu_sge_map(qp, emu_swqe_sge(w), w->num_sge, off, n, pay,
+				 EMU_UDP_TX_PIECES, &np);
+		if (rc > 0) {
+			w->status = (uint8_t)rc;
+			return false;
+		}
+		if (rc)
+			np = 0;		/* too scattered: copy it */
+	}
+	if (n && !np) {
+		uint8_t *p = wire_payload(buf);
 
 		if (w->inl) {
-			memcpy(pay, emu_swqe_data(w) + off, n);
+			memcpy(p, emu_swqe_data(w) + off, n);
 		} else {
 			rc = emu_sge_copy(qp, emu_swqe_sge(w), w->num_sge, off,
-					  pay, n, false);
+					  p, n, false);
 			if (rc) {
 				w->status = (uint8_t)rc;
 				return false;
 			}
 		}
+		memset(p + n, 0, pad);
 	}
-	memset(wire_payload(buf) + n, 0, pad);
 
 	src = qp->type == IBV_QPT_UD ? &w->ah->src : &qp->src;
 	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
 	if (psn_before(psn, qp->req.psn_hi))
 		qp->tp->cnt.retransmits++;
-	emu_tx_packet(qp, src, dst, buf, wire_op_hdr_len(op) + n + pad);
+	if (np)
+		emu_tx_packet_parts(qp, src, dst, buf, wire_op_hdr_len(op),
+				    pay, np, n);
+	else
+		emu_tx_packet(qp, src, dst, buf, wire_op_hdr_len(op) + n + pad);
 
 	qp->req.psn = psn_add(psn, nps);
 	if (psn_after(qp->req.psn, qp->req.psn_hi))

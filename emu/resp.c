@@ -435,6 +435,7 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 		uint32_t chunk = len - off > qp->mtu ? qp->mtu : len - off;
 		uint32_t pad = wire_pad_len(chunk);
 		uint8_t *buf = resp_buf(qp);
+		struct iovec piece;
 		uint8_t op;
 
 		if (n == 1)
@@ -450,11 +451,12 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 		if (wire_op_has(op, WIRE_F_AETH))
 			aeth_init(buf, aeth_syn_ack(AETH_CREDITS_INVALID),
 				  qp->resp.msn);
-		if (chunk)
-			memcpy(wire_payload(buf), src + off, chunk);
-		memset(wire_payload(buf) + chunk, 0, pad);
-		emu_tx_packet(qp, &qp->src, &qp->dest, buf,
-			      wire_op_hdr_len(op) + chunk + pad);
+		/* Sent from the region itself, which cannot be deregistered
+		 * before the batch is flushed (emu/mr.c). */
+		piece = (struct iovec){ (uint8_t *)src + off, chunk };
+		emu_tx_packet_parts(qp, &qp->src, &qp->dest, buf,
+				    wire_op_hdr_len(op), &piece, chunk ? 1 : 0,
+				    chunk);
 		off += chunk;
 	}
 }

@@ -337,13 +337,24 @@ void emu_transport_flush(struct emu_transport *t)
 			emu_udp_flush(&t->ports[i].udp);
 }
 
-void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
-		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len)
+void emu_transport_flush_device(struct emu_device *dev)
+{
+	if (dev->qps)
+		emu_transport_flush(emu_transport_of(dev));
+}
+
+void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
+			 const struct in6_addr *dst, uint8_t *buf,
+			 uint32_t hdr_len, const struct iovec *pay,
+			 unsigned int npay, uint32_t pay_len)
 {
 	struct emu_tport *tp = qp->tp;
 	uint16_t sport = emu_udp_sport(&tp->udp, qp->sock);
+	uint32_t pad = npay ? wire_pad_len(pay_len) : 0;
+	uint32_t dlen = hdr_len + pay_len + pad + ICRC_LEN;
 	uint8_t ph[ICRC_PSEUDO_MAX];
-	uint32_t dlen = ib_len + ICRC_LEN;
+	uint32_t crc;
+	unsigned int i;
 	size_t iplen;
 
 	if (!tp->open || atomic_load(&tp->port->state) != IBV_PORT_ACTIVE)
@@ -363,8 +374,20 @@ void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
 		iplen = icrc_pseudo_v6(ph, src, dst, sport,
 				       tp->port->ep.port, dlen);
 	}
-	icrc_put(buf + ib_len, icrc_compute(ph, iplen, ph + iplen, buf,
-					    ib_len));
-	emu_udp_tx_queue(&tp->udp, qp->sock, src, dst, tp->port->ep.port,
-			 dlen);
+	crc = icrc_start(ph, iplen, ph + iplen, buf);
+	crc = icrc_update(crc, buf + WIRE_BTH_LEN, hdr_len - WIRE_BTH_LEN);
+	for (i = 0; i < npay; i++)
+		crc = icrc_update(crc, pay[i].iov_base, pay[i].iov_len);
+	memset(buf + hdr_len, 0, pad);
+	crc = icrc_update(crc, buf + hdr_len, pad);
+	icrc_put(buf + hdr_len + pad, crc);
+	emu_udp_tx_queue_parts(&tp->udp, qp->sock, src, dst,
+			       tp->port->ep.port, hdr_len, pay, npay,
+			       pad + ICRC_LEN);
+}
+
+void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
+		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len)
+{
+	emu_tx_packet_parts(qp, src, dst, buf, ib_len, NULL, 0, 0);
 }

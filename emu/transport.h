@@ -105,6 +105,8 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 
 /* Send everything queued on every port (end of an engine callback). */
 void emu_transport_flush(struct emu_transport *t);
+/* The same for dev, which may have no transport yet (engine thread). */
+void emu_transport_flush_device(struct emu_device *dev);
 
 /* A poll found its CQ empty: if the engine is idle, receive what dev's
  * ports hold on the calling thread, with responses, ACKs and completions.
@@ -177,5 +179,16 @@ void emu_comp_arm(struct emu_qp *qp);
  * when the endpoint is a wildcard (a netdev-bound port). */
 void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
 		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len);
+/* The same for a packet whose payload (pay_len bytes in the npay pieces at
+ * pay, at most EMU_UDP_TX_PIECES) stays in memory registered with the
+ * device: buf holds the hdr_len bytes of headers, and gets the pad and the
+ * ICRC after them. The pieces are read when the port's batch is flushed,
+ * so they must be memory that cannot change or go before that: a region
+ * leaves the device only after a flush (emu/mr.c), and only a reliable
+ * QP's send buffer stays untouched until the peer has acknowledged it. */
+void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
+			 const struct in6_addr *dst, uint8_t *buf,
+			 uint32_t hdr_len, const struct iovec *pay,
+			 unsigned int npay, uint32_t pay_len);
 
 #endif

@@ -720,11 +720,33 @@ static socklen_t put_src(uint8_t *ctl, const struct in6_addr *src)
 	}
 }
 
-/* Fill one message header; false if the endpoint cannot reach dst. */
+/* The iovecs of a datagram in parts (emu_udp_tx_queue_parts) into iov;
+ * returns how many. A datagram all in its buffer is one. */
+static unsigned int put_parts(struct iovec *iov, uint8_t *buf,
+			      uint32_t hdr_len, const struct iovec *pay,
+			      unsigned int npay, uint32_t tail_len)
+{
+	unsigned int i, n = 0;
+
+	if (!npay) {
+		iov[0] = (struct iovec){ buf, hdr_len + tail_len };
+		return 1;
+	}
+	iov[n++] = (struct iovec){ buf, hdr_len };
+	for (i = 0; i < npay; i++)
+		if (pay[i].iov_len)
+			iov[n++] = pay[i];
+	iov[n++] = (struct iovec){ buf + hdr_len, tail_len };
+	return n;
+}
+
+/* Fill one message header around the niov iovecs at iov; false if the
+ * endpoint cannot reach dst. */
 static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
 		     struct sockaddr_in6 *name, struct iovec *iov,
-		     uint8_t *ctl, uint8_t *buf, const struct in6_addr *src,
-		     const struct in6_addr *dst, uint16_t dport, uint32_t len)
+		     unsigned int niov, uint8_t *ctl,
+		     const struct in6_addr *src, const struct in6_addr *dst,
+		     uint16_t dport)
 {
 	memset(mh, 0, sizeof(*mh));
 	memset(name, 0, sizeof(*name));
@@ -745,10 +767,8 @@ static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
 		mh->msg_namelen = sizeof(*name);
 	}
 	mh->msg_name = name;
-	iov->iov_base = buf;
-	iov->iov_len = len;
 	mh->msg_iov = iov;
-	mh->msg_iovlen = 1;
+	mh->msg_iovlen = niov;
 	if (u->any && src) {
 		mh->msg_control = ctl;
 		mh->msg_controllen = put_src(ctl, src);
@@ -816,23 +836,43 @@ static bool gso_join(struct emu_udp *u, unsigned int i, unsigned int sock,
 	return true;
 }
 
-void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
-		      const struct in6_addr *src, const struct in6_addr *dst,
-		      uint16_t dport, uint32_t len)
+void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
+			    const struct in6_addr *src,
+			    const struct in6_addr *dst, uint16_t dport,
+			    uint32_t hdr_len, const struct iovec *pay,
+			    unsigned int npay, uint32_t tail_len)
 {
 	struct emu_udp_uring *ur = u->ur;
-	unsigned int i;
+	unsigned int i, at, niov;
+	uint8_t *buf;
+	uint32_t len = hdr_len + tail_len;
 
 	sock %= EMU_UDP_TX_SOCKS;
+	for (i = 0; i < npay; i++)
+		len += (uint32_t)pay[i].iov_len;
 	if (ur) {
 		struct io_uring_sqe *sqe;
 
 		i = (unsigned int)ur->tx_cur;
+		buf = ur->tx_buf + (size_t)i * EMU_UDP_BUF;
+		/* The kernel reads the data when it gets to the request, so
+		 * nothing outside the buffer may be left to change. */
+		if (npay) {
+			uint8_t *d = buf + hdr_len;
+
+			memmove(d + (len - hdr_len - tail_len), d, tail_len);
+			for (at = 0; at < npay; at++) {
+				if (pay[at].iov_len)
+					memcpy(d, pay[at].iov_base,
+					       pay[at].iov_len);
+				d += pay[at].iov_len;
+			}
+		}
+		ur->tx_iov[i] = (struct iovec){ buf, len };
 		if (!fill_msg(u, &ur->tx_msg[i], &ur->tx_name[i],
-			      &ur->tx_iov[i],
-			      ur->tx_ctl + (size_t)i * TX_CTL_LEN,
-			      ur->tx_buf + (size_t)i * EMU_UDP_BUF, src, dst,
-			      dport, len)) {
+			      &ur->tx_iov[i], 1,
+			      ur->tx_ctl + (size_t)i * TX_CTL_LEN, src, dst,
+			      dport)) {
 			u->tx_dropped++;
 			return;		/* the slot stays handed out */
 		}
@@ -864,15 +904,26 @@ void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 		return;
 	}
 	i = u->tx_n;
-	if (!fill_msg(u, &u->tx_msg[i].msg_hdr, &u->tx_name[i], &u->tx_iov[i],
-		      u->tx_ctl + (size_t)i * TX_CTL_LEN,
-		      u->tx_buf + (size_t)i * EMU_UDP_BUF, src, dst, dport,
-		      len)) {
+	at = u->tx_iov_at[i];
+	buf = u->tx_buf + (size_t)i * EMU_UDP_BUF;
+	niov = put_parts(u->tx_iov + at, buf, hdr_len, pay, npay, tail_len);
+	if (!fill_msg(u, &u->tx_msg[i].msg_hdr, &u->tx_name[i],
+		      u->tx_iov + at, niov, u->tx_ctl + (size_t)i * TX_CTL_LEN,
+		      src, dst, dport)) {
 		u->tx_dropped++;
 		return;
 	}
+	u->tx_len[i] = len;
+	u->tx_iov_at[i + 1] = (uint16_t)(at + niov);
 	u->tx_sock[i] = (uint8_t)sock;
 	u->tx_n++;
+}
+
+void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
+		      const struct in6_addr *src, const struct in6_addr *dst,
+		      uint16_t dport, uint32_t len)
+{
+	emu_udp_tx_queue_parts(u, sock, src, dst, dport, len, NULL, 0, 0);
 }
 
 bool emu_udp_tx_pending(const struct emu_udp *u)
@@ -890,9 +941,9 @@ static bool mmsg_joins(const struct emu_udp *u, unsigned int k,
 			    *b = &u->tx_msg[m].msg_hdr;
 
 	return m - k < GSO_MAX_SEGS &&
-	       u->tx_iov[m - 1].iov_len == u->tx_iov[k].iov_len &&
-	       u->tx_iov[m].iov_len <= u->tx_iov[k].iov_len &&
-	       bytes + u->tx_iov[m].iov_len <= GSO_MAX_BYTES &&
+	       u->tx_len[m - 1] == u->tx_len[k] &&
+	       u->tx_len[m] <= u->tx_len[k] &&
+	       bytes + u->tx_len[m] <= GSO_MAX_BYTES &&
 	       a->msg_namelen == b->msg_namelen &&
 	       !memcmp(a->msg_name, b->msg_name, a->msg_namelen) &&
 	       a->msg_controllen == b->msg_controllen &&
@@ -900,22 +951,22 @@ static bool mmsg_joins(const struct emu_udp *u, unsigned int k,
 		!memcmp(a->msg_control, b->msg_control, a->msg_controllen));
 }
 
-/* Messages k..m-1 as one GSO send into slot g of tx_gmsg: one iovec per
- * segment, UDP_SEGMENT added to the control data, and each segment's
+/* Messages k..m-1 as one GSO send into slot g of tx_gmsg: their iovecs in
+ * a row, UDP_SEGMENT added to the control data, and each segment's
  * ICRC moved to the IPv4 identification the kernel will give it. */
 static void mmsg_gso(struct emu_udp *u, unsigned int g, unsigned int k,
 		     unsigned int m)
 {
 	struct msghdr *h = &u->tx_gmsg[g].msg_hdr;
 	uint8_t *ctl = u->tx_gctl + (size_t)g * TX_CTL_LEN;
-	uint16_t seg = (uint16_t)u->tx_iov[k].iov_len;
+	uint16_t seg = (uint16_t)u->tx_len[k];
 	struct cmsghdr *c;
 	unsigned int t;
 	bool v4 = u->family == AF_INET ||
 		  IN6_IS_ADDR_V4MAPPED(&u->tx_name[k].sin6_addr);
 
 	*h = u->tx_msg[k].msg_hdr;
-	h->msg_iovlen = m - k;
+	h->msg_iovlen = (size_t)(u->tx_iov_at[m] - u->tx_iov_at[k]);
 	u->tx_gsegs[g] = (uint8_t)(m - k);
 	if (m - k == 1)
 		return;
@@ -929,13 +980,13 @@ static void mmsg_gso(struct emu_udp *u, unsigned int g, unsigned int k,
 	memcpy(CMSG_DATA(c), &seg, sizeof(seg));
 	h->msg_control = ctl;
 	h->msg_controllen += CMSG_SPACE(sizeof(seg));
+	/* A datagram's ICRC ends its last iovec, which is in its buffer. */
 	for (t = 1; v4 && t < m - k; t++) {
-		uint8_t *b = u->tx_iov[k + t].iov_base;
-		size_t len = u->tx_iov[k + t].iov_len;
+		const struct iovec *e = &u->tx_iov[u->tx_iov_at[k + t + 1] - 1];
+		uint8_t *c4 = (uint8_t *)e->iov_base + e->iov_len - ICRC_LEN;
 
-		icrc_put(b + len - ICRC_LEN,
-			 icrc_with_ipv4_id(icrc_get(b + len - ICRC_LEN), len,
-					   (uint16_t)t));
+		icrc_put(c4, icrc_with_ipv4_id(icrc_get(c4), u->tx_len[k + t],
+					       (uint16_t)t));
 	}
 }
 
@@ -989,10 +1040,10 @@ void emu_udp_flush(struct emu_udp *u)
 		     j++)
 			;
 		for (k = i, ng = 0; k < j; k = m, ng++) {
-			bytes = (uint32_t)u->tx_iov[k].iov_len;
+			bytes = u->tx_len[k];
 			for (m = k + 1; u->gso && m < j &&
 			     mmsg_joins(u, k, m, bytes); m++)
-				bytes += (uint32_t)u->tx_iov[m].iov_len;
+				bytes += u->tx_len[m];
 			mmsg_gso(u, ng, k, m);
 		}
 		mmsg_send(u, u->tx_fd[u->tx_sock[i]], ng);

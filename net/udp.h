@@ -35,6 +35,12 @@
 #define EMU_UDP_RX_BUFS		256
 #define EMU_UDP_TX_BUFS		256
 
+/* Pieces of payload one datagram may reference outside its send buffer
+ * (emu_udp_tx_queue_parts), and the iovecs a queued datagram takes: the
+ * buffer's head, those pieces, the buffer's tail. */
+#define EMU_UDP_TX_PIECES	6
+#define EMU_UDP_TX_IOV		(EMU_UDP_TX_PIECES + 2)
+
 enum emu_udp_mode {
 	EMU_UDP_URING,		/* io_uring where the kernel allows, else mmsg */
 	EMU_UDP_MMSG,		/* recvmmsg/sendmmsg only */
@@ -80,7 +86,11 @@ struct emu_udp {
 	uint8_t *tx_buf;
 	unsigned int tx_n;
 	struct mmsghdr tx_msg[EMU_UDP_BATCH];
-	struct iovec tx_iov[EMU_UDP_BATCH];
+	/* Datagram i's iovecs are tx_iov[tx_iov_at[i] .. tx_iov_at[i + 1]),
+	 * so a run of datagrams is one run of iovecs (a GSO send). */
+	struct iovec tx_iov[EMU_UDP_BATCH * EMU_UDP_TX_IOV];
+	uint16_t tx_iov_at[EMU_UDP_BATCH + 1];
+	uint32_t tx_len[EMU_UDP_BATCH];		/* datagram i's bytes */
 	struct sockaddr_in6 tx_name[EMU_UDP_BATCH];
 	uint8_t *tx_ctl;
 	uint8_t tx_sock[EMU_UDP_BATCH];
@@ -133,6 +143,19 @@ uint8_t *emu_udp_tx_buf(struct emu_udp *u);
 void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 		      const struct in6_addr *src, const struct in6_addr *dst,
 		      uint16_t dport, uint32_t len);
+/*
+ * The same for a datagram whose payload stays where it is: the buffer's
+ * first hdr_len bytes, then the npay (<= EMU_UDP_TX_PIECES) pieces at pay,
+ * then tail_len bytes of the buffer from hdr_len on, whose last 4 are the
+ * ICRC. With mmsg the pieces are referenced, not copied, and must stay
+ * as they are until the next emu_udp_flush(); io_uring sends later than
+ * that, so there they are copied into the buffer.
+ */
+void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
+			    const struct in6_addr *src,
+			    const struct in6_addr *dst, uint16_t dport,
+			    uint32_t hdr_len, const struct iovec *pay,
+			    unsigned int npay, uint32_t tail_len);
 /* Something queued and not yet sent. */
 bool emu_udp_tx_pending(const struct emu_udp *u);
 /* Send what is queued. A datagram the kernel refuses is counted in

@@ -207,14 +207,38 @@ static void check_gso(const struct emu_udp_pkt *p, void *arg)
 	g->n++;
 }
 
+/* Queue datagram k (len bytes, ICRC last) from b, or with parts: its
+ * first 12 bytes from b, the payload from two pieces of ext, the ICRC
+ * after the head in b, as emu_tx_packet_parts queues a packet. */
+static void queue_gso(struct emu_udp *u, uint8_t *b, uint8_t *ext,
+		      bool parts, const struct in6_addr *to, uint16_t port,
+		      uint32_t len)
+{
+	struct iovec pay[2];
+	uint32_t mid = (len - 12 - ICRC_LEN) / 3;
+
+	if (!parts) {
+		emu_udp_tx_queue(u, 0, NULL, to, port, len);
+		return;
+	}
+	memcpy(ext, b + 12, len - 12 - ICRC_LEN);
+	memcpy(b + 12, b + len - ICRC_LEN, ICRC_LEN);
+	memset(b + 16, 0xee, len - 16);		/* must not be sent */
+	pay[0] = (struct iovec){ ext, mid };
+	pay[1] = (struct iovec){ ext + mid, len - 12 - ICRC_LEN - mid };
+	emu_udp_tx_queue_parts(u, 0, NULL, to, port, 12, pay, 2, ICRC_LEN);
+}
+
 /*
  * Ten datagrams of 1000 bytes and one of 300, one after the other to one
  * peer from one socket, each framed for identification 0: with GSO they
  * are one send, and datagram k arrives with its ICRC moved to k (what the
- * receiver's solver finds); without, each keeps 0.
+ * receiver's solver finds); without, each keeps 0. With parts, each
+ * payload is queued from outside the send buffer.
  */
-static void gso(enum emu_udp_mode mode, bool on, bool gro)
+static void gso(enum emu_udp_mode mode, bool on, bool gro, bool parts)
 {
+	static uint8_t ext[11][1000];
 	struct emu_udp ua, ub;
 	struct in6_addr lo;
 	struct gso_seen g;
@@ -263,7 +287,7 @@ static void gso(enum emu_udp_mode mode, bool on, bool gro)
 				   len);
 		icrc_put(b + len - ICRC_LEN,
 			 icrc_compute(ph, n, ph + n, b, len - ICRC_LEN));
-		emu_udp_tx_queue(&ub, 0, NULL, &lo, pa, len);
+		queue_gso(&ub, b, ext[k], parts, &lo, pa, len);
 	}
 	emu_udp_flush(&ub);
 	ck_assert_uint_eq(recv_some(&ua, 11, check_gso, &g), 11);
@@ -286,11 +310,14 @@ static void gso(enum emu_udp_mode mode, bool on, bool gro)
 
 START_TEST(t_gso)
 {
-	gso(EMU_UDP_URING, true, true);
-	gso(EMU_UDP_MMSG, true, true);
-	gso(EMU_UDP_MMSG, true, false);
-	gso(EMU_UDP_URING, false, true);
-	gso(EMU_UDP_MMSG, false, true);
+	gso(EMU_UDP_URING, true, true, false);
+	gso(EMU_UDP_MMSG, true, true, false);
+	gso(EMU_UDP_MMSG, true, false, false);
+	gso(EMU_UDP_URING, false, true, false);
+	gso(EMU_UDP_MMSG, false, true, false);
+	gso(EMU_UDP_URING, true, true, true);
+	gso(EMU_UDP_MMSG, true, true, true);
+	gso(EMU_UDP_MMSG, false, false, true);
 }
 END_TEST
 
