@@ -7,8 +7,8 @@
 #include "emu/engine.h"
 #include "emu/device.h"
 #include "emu/log.h"
-#include "verbs/cq_ops.h"
 #include "verbs/err.h"
+#include "verbs/ops.h"
 
 static uint32_t max_cqe(struct ibv_context *context)
 {
@@ -137,8 +137,8 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 #define CQ_FLAGS_SUPPORTED \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
-static struct ibv_cq_ex *create_cq_ex(struct ibv_context *context,
-				      struct ibv_cq_init_attr_ex *ia)
+struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *ia)
 {
 	struct emu_cq_attr attr = {0};
 	struct emu_cq *cq;
@@ -219,11 +219,4 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 		emu_log(EMU_LOG_VERBS, "ibv_destroy_cq: QPs or SRQs still use "
 			"the CQ");
 	return verbs_ret(rc);
-}
-
-void emu_verbs_set_cq_ops(struct verbs_context *vctx)
-{
-	vctx->context.ops.poll_cq = emu_cq_poll;
-	vctx->context.ops.req_notify_cq = emu_cq_req_notify;
-	vctx->create_cq_ex = create_cq_ex;
 }

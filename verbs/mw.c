@@ -9,9 +9,9 @@
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "verbs/err.h"
-#include "verbs/mw_ops.h"
+#include "verbs/ops.h"
 
-static struct ibv_mw *op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
 	struct emu_mw *mw;
 	int rc;
@@ -24,7 +24,7 @@ static struct ibv_mw *op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 }
 
 /* A bound window may go: deallocation unbinds it (ibv_alloc_mw(3)). */
-static int op_dealloc_mw(struct ibv_mw *mw)
+int emu_verbs_dealloc_mw(struct ibv_mw *mw)
 {
 	if (!mw)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_mw: mw is "
@@ -40,7 +40,7 @@ static int op_dealloc_mw(struct ibv_mw *mw)
  * in mw->rkey on return; should the completion report an error, the
  * caller puts the old one back, as the man page says.
  */
-static int op_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+int emu_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		      struct ibv_mw_bind *mw_bind)
 {
 	struct ibv_send_wr wr;
@@ -62,11 +62,4 @@ static int op_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		return verbs_ret(rc);
 	mw->rkey = wr.bind_mw.rkey;
 	return 0;
-}
-
-void emu_verbs_set_mw_ops(struct verbs_context *vctx)
-{
-	vctx->context.ops.alloc_mw = op_alloc_mw;
-	vctx->context.ops.bind_mw = op_bind_mw;
-	vctx->context.ops.dealloc_mw = op_dealloc_mw;
 }

@@ -1,36 +1,118 @@
-/* Installs the ops table into each opened context: which verbs this device
- * implements, and the safe EOPNOTSUPP entries for the data path it lacks. */
-#include <errno.h>
+/* The device's one ops table and its installer: every op slot of
+ * ibv_context_ops and verbs_context this device implements, and how each
+ * opened context gets them. */
 #include <fcntl.h>
-#include <string.h>
 
+#include "emu/cq.h"
 #include "emu/device.h"
-#include "emu/log.h"
-#include "verbs/cq_ops.h"
-#include "verbs/mw_ops.h"
 #include "verbs/ops.h"
-#include "verbs/qp_ops.h"
-#include "verbs/srq_ops.h"
 
-/* Data-path slots the header's inline functions call directly, before the
- * QP ops replace them; they refuse without touching their arguments. */
-static int no_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			struct ibv_send_wr **bad_wr)
-{
-	if (bad_wr)
-		*bad_wr = wr;
-	errno = emu_refuse(EOPNOTSUPP, "ibv_post_send: no send path here");
-	return EOPNOTSUPP;
-}
+/*
+ * The slots of ibv_context_ops and verbs_context we fill. A struct of our
+ * own rather than rdma-core's verbs_context_ops: we are the libibverbs that
+ * would provide verbs_set_ops, and the two halves of the ABI we answer to
+ * (ctx->ops, the verbs_context before it) are only reached by copying.
+ */
+struct emu_verbs_ops {
+	/* ibv_context_ops: the inline wrappers call the data-path slots
+	 * without a NULL check, so those must always be set. */
+	int (*query_device)(struct ibv_context *context,
+			    struct ibv_device_attr *device_attr);
+	int (*query_port_compat)(struct ibv_context *context, uint8_t port_num,
+				 struct _compat_ibv_port_attr *port_attr);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
 
-static int no_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			struct ibv_recv_wr **bad_wr)
+	/* verbs_context: the extended verbs, reached through
+	 * verbs_get_ctx_op(). */
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *attr, size_t attr_len);
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
+					 struct ibv_srq_init_attr_ex *attr);
+	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+			    struct ibv_ops_wr **bad_wr);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+};
+
+/*
+ * Every op this device implements. A slot left out stays NULL, and that is
+ * the refusal: the header's inline wrappers answer a NULL extended slot
+ * (and a NULL alloc_mw) with EOPNOTSUPP, so no stub is needed here, and
+ * verbs/unsupported.c only defines exported symbols, never an op.
+ */
+static const struct emu_verbs_ops emu_ops = {
+	.query_device = ibv_query_device,
+	.query_port_compat = ibv_query_port,
+	.alloc_mw = emu_verbs_alloc_mw,
+	.bind_mw = emu_verbs_bind_mw,
+	.dealloc_mw = emu_verbs_dealloc_mw,
+	.poll_cq = emu_cq_poll,
+	.req_notify_cq = emu_cq_req_notify,
+	.post_srq_recv = emu_verbs_post_srq_recv,
+	.post_send = emu_verbs_post_send,
+	.post_recv = emu_verbs_post_recv,
+
+	.query_port = emu_verbs_query_port,
+	.query_device_ex = emu_verbs_query_device_ex,
+	.create_cq_ex = emu_verbs_create_cq_ex,
+	.create_qp_ex = emu_verbs_create_qp_ex,
+	.create_srq_ex = emu_verbs_create_srq_ex,
+	.post_srq_ops = emu_verbs_post_srq_ops,
+	.get_srq_num = emu_verbs_get_srq_num,
+	.open_xrcd = emu_verbs_open_xrcd,
+	.close_xrcd = emu_verbs_close_xrcd,
+	.open_qp = emu_verbs_open_qp,
+};
+
+void emu_verbs_set_ops(struct verbs_context *vctx)
 {
-	if (bad_wr)
-		*bad_wr = wr;
-	errno = emu_refuse(EOPNOTSUPP, "ibv_post_recv: no receive path "
-			   "here");
-	return EOPNOTSUPP;
+	struct ibv_context_ops *o = &vctx->context.ops;
+	const struct emu_verbs_ops *t = &emu_ops;
+
+	o->_compat_query_device = t->query_device;
+	o->_compat_query_port = t->query_port_compat;
+	o->alloc_mw = t->alloc_mw;
+	o->bind_mw = t->bind_mw;
+	o->dealloc_mw = t->dealloc_mw;
+	o->poll_cq = t->poll_cq;
+	o->req_notify_cq = t->req_notify_cq;
+	o->post_srq_recv = t->post_srq_recv;
+	o->post_send = t->post_send;
+	o->post_recv = t->post_recv;
+
+	vctx->query_port = t->query_port;
+	vctx->query_device_ex = t->query_device_ex;
+	vctx->create_cq_ex = t->create_cq_ex;
+	vctx->create_qp_ex = t->create_qp_ex;
+	vctx->create_srq_ex = t->create_srq_ex;
+	vctx->post_srq_ops = t->post_srq_ops;
+	vctx->get_srq_num = t->get_srq_num;
+	vctx->open_xrcd = t->open_xrcd;
+	vctx->close_xrcd = t->close_xrcd;
+	vctx->open_qp = t->open_qp;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)
@@ -48,18 +130,5 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	/* Tells verbs_get_ctx() the extended ops below are present. */
 	c->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	vctx->sz = sizeof(*vctx);
-
-	c->ops._compat_query_device = ibv_query_device;
-	c->ops._compat_query_port =
-		(int (*)(struct ibv_context *, uint8_t,
-			 struct _compat_ibv_port_attr *))ibv_query_port;
-	c->ops.post_send = no_post_send;
-	c->ops.post_recv = no_post_recv;
-
-	vctx->query_port = emu_verbs_query_port;
-	vctx->query_device_ex = emu_verbs_query_device_ex;
-	emu_verbs_set_cq_ops(vctx);
-	emu_verbs_set_qp_ops(vctx);
-	emu_verbs_set_srq_ops(vctx);
-	emu_verbs_set_mw_ops(vctx);
+	emu_verbs_set_ops(vctx);
 }

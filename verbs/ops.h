@@ -1,20 +1,63 @@
-/* The ops table the front end installs in every context: the entry points
- * that header inline functions and legacy programs reach through ctx->ops. */
+/* The op functions of this device's one ops table (verbs/ops.c): what header
+ * inline functions and legacy programs reach through ctx->ops and the
+ * verbs_context. Each lives with its verb's front end; the table names them
+ * all, and nothing else installs an op. */
 #ifndef VERBS_OPS_H
 #define VERBS_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
 
 struct emu_context;
 
 /* Fill a freshly opened context: ibv_context fields and every op slot. */
 void emu_verbs_init_context(struct emu_context *ctx);
 
-/* Validated query entry points shared by the exported functions and the
- * op slots (verbs/query.c). */
+/* Copy the table into vctx's op slots; for contexts built by hand (tests). */
+void emu_verbs_set_ops(struct verbs_context *vctx);
+
+/* verbs/query.c; the exported ibv_query_device and ibv_query_port fill the
+ * legacy ctx->ops slots, and emu/cq.h's emu_cq_poll and emu_cq_req_notify
+ * the polling ones. */
 int emu_verbs_query_port(struct ibv_context *context, uint8_t port_num,
 			 struct ibv_port_attr *attr, size_t attr_len);
 int emu_verbs_query_device_ex(struct ibv_context *context,
 			      const struct ibv_query_device_ex_input *input,
 			      struct ibv_device_attr_ex *attr,
 			      size_t attr_size);
+
+/* verbs/cq.c */
+struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *ia);
+
+/* verbs/qp.c */
+int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr);
+int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
+				      struct ibv_qp_init_attr_ex *init);
+
+/* verbs/srq.c: SRQs, XRC domains and ibv_open_qp */
+int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr);
+struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
+					struct ibv_srq_init_attr_ex *a);
+int emu_verbs_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+			   struct ibv_ops_wr **bad_wr);
+int emu_verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *emu_verbs_open_xrcd(struct ibv_context *context,
+				     struct ibv_xrcd_init_attr *attr);
+int emu_verbs_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_qp *emu_verbs_open_qp(struct ibv_context *context,
+				 struct ibv_qp_open_attr *attr);
+
+/* verbs/mw.c */
+struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int emu_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		      struct ibv_mw_bind *mw_bind);
+int emu_verbs_dealloc_mw(struct ibv_mw *mw);
 
 #endif

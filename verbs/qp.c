@@ -12,7 +12,7 @@
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
 #include "verbs/err.h"
-#include "verbs/qp_ops.h"
+#include "verbs/ops.h"
 
 /* What this device builds on top of the checks in emu/qp_attr.c: a QP
  * on an SRQ takes a basic SRQ of its own context (XRC SRQs are reached
@@ -113,7 +113,7 @@ struct ibv_qp *emuverbs_create_gsi_qp(struct ibv_pd *pd,
 	return qp;
 }
 
-static struct ibv_qp *op_create_qp_ex(struct ibv_context *context,
+struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *init)
 {
 	if (!context || !init)
@@ -199,7 +199,7 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	return &eqp->qpx.ibv;
 }
 
-static int op_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr)
 {
 	if (!wr)
@@ -207,17 +207,10 @@ static int op_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return verbs_ret(emu_qp_post_send(to_emu_qp(qp), wr, bad_wr));
 }
 
-static int op_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
 	if (!wr)
 		return 0;
 	return verbs_ret(emu_qp_post_recv(to_emu_qp(qp), wr, bad_wr));
-}
-
-void emu_verbs_set_qp_ops(struct verbs_context *vctx)
-{
-	vctx->context.ops.post_send = op_post_send;
-	vctx->context.ops.post_recv = op_post_recv;
-	vctx->create_qp_ex = op_create_qp_ex;
 }

@@ -12,7 +12,7 @@
 #include "emu/srq.h"
 #include "emu/tm.h"
 #include "verbs/err.h"
-#include "verbs/srq_ops.h"
+#include "verbs/ops.h"
 
 #define SRQ_INIT_KNOWN (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |	\
 			IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |	\
@@ -136,7 +136,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	return srq;
 }
 
-static struct ibv_srq *op_create_srq_ex(struct ibv_context *context,
+struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
 					struct ibv_srq_init_attr_ex *a)
 {
 	if (!context || !a)
@@ -173,7 +173,7 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 	return verbs_ret(emu_srq_destroy(to_emu_srq(srq)));
 }
 
-static int op_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr)
 {
 	if (!wr)
@@ -182,7 +182,7 @@ static int op_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 }
 
 /* Tag-list operations: only a TM SRQ has a list (mlx5: EINVAL). */
-static int op_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
+int emu_verbs_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
 			   struct ibv_ops_wr **bad_wr)
 {
 	if (!srq || to_emu_srq(srq)->type != IBV_SRQT_TM) {
@@ -197,7 +197,7 @@ static int op_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
 }
 
 /* Every SRQ has a number; only XRC initiators have a use for it. */
-static int op_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+int emu_verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 {
 	if (!srq || !srq_num)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_get_srq_num: srq or "
@@ -206,7 +206,7 @@ static int op_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 	return 0;
 }
 
-static struct ibv_xrcd *op_open_xrcd(struct ibv_context *context,
+struct ibv_xrcd *emu_verbs_open_xrcd(struct ibv_context *context,
 				     struct ibv_xrcd_init_attr *attr)
 {
 	const uint32_t need = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
@@ -231,7 +231,7 @@ static struct ibv_xrcd *op_open_xrcd(struct ibv_context *context,
 	return &x->ibv;
 }
 
-static int op_close_xrcd(struct ibv_xrcd *xrcd)
+int emu_verbs_close_xrcd(struct ibv_xrcd *xrcd)
 {
 	if (!xrcd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_close_xrcd: xrcd is "
@@ -242,7 +242,7 @@ static int op_close_xrcd(struct ibv_xrcd *xrcd)
 /* Only an XRC target QP can be opened by number; the handle is the QP
  * object itself (its qp_context stays the creator's), and the QP lives
  * until every handle has been destroyed. */
-static struct ibv_qp *op_open_qp(struct ibv_context *context,
+struct ibv_qp *emu_verbs_open_qp(struct ibv_context *context,
 				 struct ibv_qp_open_attr *attr)
 {
 	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
@@ -268,15 +268,4 @@ static struct ibv_qp *op_open_qp(struct ibv_context *context,
 	if (rc)
 		return verbs_null(rc);
 	return emu_qp_ibv(qp);
-}
-
-void emu_verbs_set_srq_ops(struct verbs_context *vctx)
-{
-	vctx->context.ops.post_srq_recv = op_post_srq_recv;
-	vctx->create_srq_ex = op_create_srq_ex;
-	vctx->post_srq_ops = op_post_srq_ops;
-	vctx->get_srq_num = op_get_srq_num;
-	vctx->open_xrcd = op_open_xrcd;
-	vctx->close_xrcd = op_close_xrcd;
-	vctx->open_qp = op_open_qp;
 }

@@ -1,14 +1,12 @@
 # verbs/: the front end (every exported ibv_* entry point, argument checks,
-# the ops tables into emu/, the EOPNOTSUPP rest, the *_str/rate/fork and
+# the one ops table into emu/, the EOPNOTSUPP rest, the *_str/rate/fork and
 # sysfs helpers) as a convenience library, and libibverbs.so.1 made of it
 # and the core with rdma-core's symbol versions.
 libemufront_la_SOURCES = \
 	verbs/device.c verbs/query.c verbs/async.c \
 	verbs/ops.c verbs/ops.h verbs/err.h verbs/sysfs.c \
-	verbs/pd_mr.c verbs/cq.c verbs/cq_ops.h \
-	verbs/qp.c verbs/qp_ops.h verbs/qp_ex.c \
-	verbs/srq.c verbs/srq_ops.h \
-	verbs/mw.c verbs/mw_ops.h \
+	verbs/pd_mr.c verbs/cq.c verbs/qp.c verbs/qp_ex.c \
+	verbs/srq.c verbs/mw.c \
 	verbs/unsupported.c verbs/strings.c verbs/rate.c
 
 libibverbs_la_SOURCES =

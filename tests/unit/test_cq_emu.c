@@ -19,7 +19,7 @@
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
-#include "verbs/cq_ops.h"
+#include "verbs/ops.h"
 #include "tests/unit/testlib.h"
 
 /* ---- fixture: a context on a device that only carries its limits ------ */
@@ -46,7 +46,7 @@ static void setup(void)
 	ic->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	ctx->vctx.sz = sizeof(ctx->vctx);
 	pthread_mutex_init(&ic->mutex, NULL);
-	emu_verbs_set_cq_ops(&ctx->vctx);
+	emu_verbs_set_ops(&ctx->vctx);
 }
 
 static void teardown(void)
