@@ -314,6 +314,9 @@ enum port_key {
 	PK_GID_TBL_LEN,
 	PK_PKEY_TBL_LEN,
 	PK_LATENCY_US,
+	PK_JITTER_US,
+	PK_JITTER,
+	PK_LINK_SEED,
 	PK_ADDRESS,
 	PK_NETDEV,
 	PK_GID,
@@ -331,6 +334,9 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_GID_TBL_LEN] = "gid_tbl_len",
 	[PK_PKEY_TBL_LEN] = "pkey_tbl_len",
 	[PK_LATENCY_US] = "latency_us",
+	[PK_JITTER_US] = "jitter_us",
+	[PK_JITTER] = "jitter",
+	[PK_LINK_SEED] = "link_seed",
 	[PK_ADDRESS] = "address",
 	[PK_NETDEV] = "netdev",
 	[PK_GID] = "gid",
@@ -348,6 +354,9 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 	static const char *const states[] = { "down", "active", NULL };
 	static const char *const udp_ios[] = { "auto", "mmsg", "io_uring",
 						NULL };
+	/* In the order of enum emu_jitter. */
+	static const char *const jitters[] = { "constant", "uniform",
+						"normal", NULL };
 	unsigned int i = 0;
 	uint32_t x = 0;
 
@@ -392,6 +401,16 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 		return 0;
 	case PK_LATENCY_US:
 		return parse_u32(v, 0, LATENCY_MAX, &port->latency_us, err);
+	case PK_JITTER_US:
+		return parse_u32(v, 0, LATENCY_MAX, &port->jitter_us, err);
+	case PK_JITTER:
+		if (parse_choice(v, jitters, "constant, uniform, normal", &i,
+				 err))
+			return -1;
+		port->jitter = (uint8_t)i;
+		return 0;
+	case PK_LINK_SEED:
+		return parse_u32(v, 0, UINT32_MAX, &port->link_seed, err);
 	case PK_ADDRESS:
 		if (parse_addr(v, &port->address, err))
 			return -1;
@@ -1285,6 +1304,9 @@ static const struct env_key env_keys[] = {
 	{ "EMUVERBS_MTU", PK_MTU },
 	{ "EMUVERBS_GID_TBL_LEN", PK_GID_TBL_LEN },
 	{ "EMUVERBS_LATENCY_US", PK_LATENCY_US },
+	{ "EMUVERBS_JITTER_US", PK_JITTER_US },
+	{ "EMUVERBS_JITTER", PK_JITTER },
+	{ "EMUVERBS_LINK_SEED", PK_LINK_SEED },
 	{ "EMUVERBS_ADDRESS", PK_ADDRESS },
 	{ "EMUVERBS_NETDEV", PK_NETDEV },
 	{ "EMUVERBS_UDP_IO", PK_UDP_IO },

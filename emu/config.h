@@ -33,6 +33,9 @@ struct emu_port_config {
 	uint32_t gid_tbl_len;
 	uint16_t pkey_tbl_len;
 	uint32_t latency_us;	/* one-way latency added to egress */
+	uint32_t jitter_us;	/* its spread (emu/link.h) */
+	uint8_t jitter;		/* enum emu_jitter */
+	uint32_t link_seed;	/* of the jitter's draws */
 	/* Endpoint: an explicit address, else a netdev, else a free loopback
 	 * address claimed at discovery. */
 	bool has_address;

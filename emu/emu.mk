@@ -19,10 +19,11 @@ libemucore_la_SOURCES = \
 	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
 	emu/transport.c emu/transport.h \
 	emu/budget.c emu/budget.h \
+	emu/link.c emu/link.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
-	$(INIH_LIBS)
+	$(INIH_LIBS) -lm
 
 # The engine thread (libev loop, calls, timers, fd watches, doorbells) and
 # the debug log: what librdmacm's connection manager needs of emu/ too.

@@ -185,6 +185,23 @@ void emu_budget_forget_qp(struct emu_qp *qp)
 		kick(qp);
 }
 
+void emu_transport_link_config(struct emu_tport *tp)
+{
+	const struct emu_port_config *c = &tp->port->cfg;
+	struct emu_link_cfg lc = {
+		.rate_mbps = emu_port_speed_mbps(c->speed, c->width),
+		.latency_ns = (uint64_t)c->latency_us * 1000,
+		.jitter_ns = (uint64_t)c->jitter_us * 1000,
+		.jitter = (enum emu_jitter)c->jitter,
+		.seed = c->link_seed,
+		/* What the port's budget lets be in flight, and room for
+		 * the ACKs, NAKs and READ responses it does not count. */
+		.limit = tp->budget.total + 256,
+	};
+
+	emu_link_configure(&tp->link, &lc);
+}
+
 int emu_transport_start(struct emu_device *dev)
 {
 	struct emu_transport *t = emu_transport_of(dev);
@@ -220,6 +237,9 @@ int emu_transport_start(struct emu_device *dev)
 		emu_budget_init(&tp->budget,
 				emu_budget_size(emu_udp_rcvbuf(&tp->udp),
 						EMU_UDP_TRUESIZE));
+		emu_link_init(&tp->link, &(struct emu_link_cfg){ 0 }, &tp->udp,
+			      dev->engine);
+		emu_transport_link_config(tp);
 		emu_log(EMU_LOG_XPORT, "%s/%u: %u packets in flight at most",
 			dev->ibdev.name, port->num, tp->budget.total);
 		/* io_uring requests belong to the thread that submits them:
@@ -256,7 +276,8 @@ static void do_stop(void *arg)
 				"%s/%u: tx %llu rx %llu tx dropped %llu "
 				"retransmits %llu "
 				"timeouts %llu naks sent %llu rcvd %llu "
-				"seq drops %llu dup %llu budget waits %llu",
+				"seq drops %llu dup %llu budget waits %llu "
+				"link held %llu dropped %llu",
 				dev->ibdev.name,
 				tp->port->num,
 				(unsigned long long)tp->udp.tx_packets,
@@ -268,13 +289,17 @@ static void do_stop(void *arg)
 				(unsigned long long)tp->cnt.naks_rcvd,
 				(unsigned long long)tp->cnt.seq_drops,
 				(unsigned long long)tp->cnt.dup_requests,
-				(unsigned long long)tp->cnt.budget_waits);
+				(unsigned long long)tp->cnt.budget_waits,
+				(unsigned long long)tp->link.held,
+				(unsigned long long)tp->link.dropped);
 		ev_timer_stop(emu_engine_loop(dev->engine), &tp->idle_check);
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);
 		tp->watch = NULL;
-		if (tp->open)
+		if (tp->open) {
+			emu_link_fini(&tp->link);
 			emu_udp_close(&tp->udp);
+		}
 		tp->open = false;
 	}
 }
@@ -316,6 +341,10 @@ int emu_transport_poll(struct emu_device *dev, bool claim)
 
 		if (!tp->open)
 			continue;
+		/* The link's due packets go from here too: a poller that
+		 * keeps entering can keep the engine's timer from running. */
+		if (tp->link.n)
+			emu_link_release(&tp->link, emu_now_ns());
 		if (!emu_udp_recv_any_thread(&tp->udp)) {
 			rc = -1;
 			continue;
@@ -381,9 +410,9 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	memset(buf + hdr_len, 0, pad);
 	crc = icrc_update(crc, buf + hdr_len, pad);
 	icrc_put(buf + hdr_len + pad, crc);
-	emu_udp_tx_queue_parts(&tp->udp, qp->sock, src, dst,
-			       tp->port->ep.port, hdr_len, pay, npay,
-			       pad + ICRC_LEN);
+	emu_link_send(&tp->link, emu_now_ns(), qp->sock, src, dst,
+		      tp->port->ep.port, buf, hdr_len, pay, npay,
+		      pad + ICRC_LEN);
 }
 
 void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,

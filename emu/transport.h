@@ -10,6 +10,7 @@
 
 #include "emu/budget.h"
 #include "emu/device.h"
+#include "emu/link.h"
 #include "net/opcode.h"
 #include "net/udp.h"
 
@@ -55,6 +56,8 @@ struct emu_tport {
 	atomic_bool handed_off;		/* the watch is off, idle_check runs */
 	ev_timer idle_check;
 	struct emu_port_counters cnt;
+	/* Egress pacing and delay between the transports and udp. */
+	struct emu_link link;
 	/* Packets in flight from every QP of the port, sized from what the
 	 * endpoint's receive buffer holds (emu/budget.h). */
 	struct emu_budget budget;
@@ -94,6 +97,10 @@ static inline struct emu_transport *emu_transport_of(struct emu_device *dev)
 {
 	return &dev->qps->tr;
 }
+
+/* (Re)configure tp's link from its port's config: rate from speed and
+ * width, latency and jitter. */
+void emu_transport_link_config(struct emu_tport *tp);
 
 /* Per device, on the engine: watch every port's endpoint socket. */
 int emu_transport_start(struct emu_device *dev);

@@ -118,7 +118,7 @@ static void report(const struct bench_run *raw, const struct bench_run *emu,
 static int usage(void)
 {
 	fprintf(stderr, "usage: emuverbs bench [--quick] [--json] "
-			"[--runs N] [--qps N]\n");
+			"[--runs N] [--qps N] [--link]\n");
 	return 2;
 }
 
@@ -127,8 +127,12 @@ int main(int argc, char **argv)
 	struct bench_sizes z = { .pings = 2000, .bulk_msgs = 1000,
 				 .scale_qps = 1000, .scale_msgs = 16000 };
 	static struct bench_run raw[MAX_RUNS], emu[MAX_RUNS];
-	int runs = 5, json = 0, i, rc = 0;
+	int runs = 5, json = 0, link = 0, i, rc = 0;
 	struct th_host h;
+
+	/* One configuration of the link bench, in a process of its own. */
+	if (argc == 2 && !strcmp(argv[1], "--link-one"))
+		return bench_link_one();
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
@@ -139,6 +143,8 @@ int main(int argc, char **argv)
 			runs = 3;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--link")) {
+			link = 1;
 		} else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
 			runs = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--qps") && i + 1 < argc) {
@@ -150,6 +156,8 @@ int main(int argc, char **argv)
 	if (runs < 1 || runs > MAX_RUNS || z.scale_qps < 1 ||
 	    z.scale_qps > 4096)
 		return usage();
+	if (link)
+		return bench_link("/proc/self/exe", runs, json);
 	if (z.scale_msgs < z.scale_qps * 8)
 		z.scale_msgs = z.scale_qps * 8;
 	if (th_fork(&h))

@@ -40,6 +40,22 @@ double bench_cpu_s(void);
 /* A's CPU and B's (sent over) for a phase that began at a and b0. */
 int bench_cpu_both(struct th_host *h, double a0, double *a, double *b);
 
+/* The emulated figures' parts (tools/bench_emu.c), for the link bench:
+ * an RC QP pair with wr slots, busy-polled (cc NULL) or evented SEND
+ * round trips (median us), msgs 64 KiB WRITEs or READs with a window
+ * (MB/s, and CPU s/GB each side when cpu_a is not NULL). */
+int bench_rc_qp(struct th_host *h, uint32_t wr);
+int bench_send_pings(struct th_host *h, int n, struct ibv_comp_channel *cc,
+		     double *out);
+int bench_bulk(struct th_host *h, enum ibv_wr_opcode op, int msgs,
+	       double *mbps, double *cpu_a, double *cpu_b);
+
+/* emuverbs bench --link: the port's pacing and delay against the model,
+ * each configuration in a process of its own (tools/bench_link.c);
+ * bench_link_one is that process's part. */
+int bench_link(const char *self, int runs, int json);
+int bench_link_one(void);
+
 int bench_udp(struct th_host *h, const struct bench_sizes *z,
 	      struct bench_run *r);
 int bench_emu(struct th_host *h, const struct bench_sizes *z,

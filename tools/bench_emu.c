@@ -13,7 +13,7 @@
 
 #define BUF_SIZE ((size_t)BENCH_BULK * BENCH_BULK_WIN)
 
-static int rc_qp(struct th_host *h, uint32_t wr)
+int bench_rc_qp(struct th_host *h, uint32_t wr)
 {
 	struct th_qp_opts o = {
 		.type = IBV_QPT_RC, .max_send_wr = wr, .max_recv_wr = wr,
@@ -57,8 +57,8 @@ static int wait_event(struct th_host *h, struct ibv_comp_channel *cc,
 }
 
 /* SEND round trips; cc NULL: busy polling, else the channel. */
-static int send_pings(struct th_host *h, int n, struct ibv_comp_channel *cc,
-		      double *out)
+int bench_send_pings(struct th_host *h, int n, struct ibv_comp_channel *cc,
+		     double *out)
 {
 	double *rtt = calloc((size_t)n, sizeof(*rtt)), t0;
 	struct ibv_wc wc;
@@ -136,8 +136,8 @@ static int write_spin(struct th_host *h, int n, double *out)
 
 /* msgs 64 KiB WRITEs or READs by A with a window in flight; B stays idle,
  * as a one-sided target does. Goodput in MB/s, CPU s/GB on each side. */
-static int bulk(struct th_host *h, enum ibv_wr_opcode op, int msgs,
-		double *mbps, double *cpu_a, double *cpu_b)
+int bench_bulk(struct th_host *h, enum ibv_wr_opcode op, int msgs,
+	       double *mbps, double *cpu_a, double *cpu_b)
 {
 	double t0, c0, ca = 0, cb = 0, gb = (double)msgs * BENCH_BULK / 1e9;
 	struct ibv_wc wc;
@@ -195,7 +195,7 @@ static int scale(struct th_host *h, struct ibv_comp_channel *cc, int nqp,
 	if (!qps || !sent || !out)
 		goto free;
 	for (q = 0; q < nqp; q++) {
-		if (rc_qp(h, BENCH_SCALE_WIN * 2))
+		if (bench_rc_qp(h, BENCH_SCALE_WIN * 2))
 			goto destroy;
 		qps[q] = h->qp;
 		h->qp = NULL;
@@ -278,13 +278,13 @@ int bench_emu(struct th_host *h, const struct bench_sizes *z,
 	if (th_open(h, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
 				       IBV_ACCESS_REMOTE_WRITE |
 				       IBV_ACCESS_REMOTE_READ, cqe) ||
-	    rc_qp(h, 64))
+	    bench_rc_qp(h, 64))
 		return -1;
-	if (send_pings(h, z->pings, NULL, &r->rtt_poll_us) ||
+	if (bench_send_pings(h, z->pings, NULL, &r->rtt_poll_us) ||
 	    write_spin(h, z->pings, &r->rtt_spin_us) ||
-	    bulk(h, IBV_WR_RDMA_WRITE, z->bulk_msgs, &r->write_mbps,
+	    bench_bulk(h, IBV_WR_RDMA_WRITE, z->bulk_msgs, &r->write_mbps,
 		 &r->cpu_a_s_gb, &r->cpu_b_s_gb) ||
-	    bulk(h, IBV_WR_RDMA_READ, z->bulk_msgs, &r->read_mbps, NULL,
+	    bench_bulk(h, IBV_WR_RDMA_READ, z->bulk_msgs, &r->read_mbps, NULL,
 		 NULL))
 		return -1;
 	th_destroy_qp(h);
@@ -293,8 +293,8 @@ int bench_emu(struct th_host *h, const struct bench_sizes *z,
 	polled = h->cq;
 	cc = ibv_create_comp_channel(h->ctx);
 	h->cq = cc ? ibv_create_cq(h->ctx, 256, NULL, cc, 0) : NULL;
-	if (!h->cq || rc_qp(h, 64) ||
-	    send_pings(h, z->pings, cc, &r->rtt_event_us)) {
+	if (!h->cq || bench_rc_qp(h, 64) ||
+	    bench_send_pings(h, z->pings, cc, &r->rtt_event_us)) {
 		if (!h->cq)
 			th_fail(h, "a CQ with a channel: %s", strerror(errno));
 		return -1;

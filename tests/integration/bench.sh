@@ -29,4 +29,29 @@ print("ok")' "$WORK/json" >"$WORK/py" 2>&1; then
 else
 	bad "bench --json: 8 figures, all measured" "$WORK/py"
 fi
+# The link model's figures: pacing against each modelled rate, and the
+# round trip with a one-way latency.
+timeout 180 "$EMU" bench --link --runs 1 >"$WORK/link" 2>&1 ||
+	bad "emuverbs bench --link exit status" "$WORK/link"
+cat "$WORK/link"
+for p in "1x SDR" "1x DDR" "1x QDR" "1x FDR"; do
+	expect "bench --link: $p" "$WORK/link" \
+		"^$p.* [0-9.]+ +[0-9.]+/ *[0-9.]+ +([+-][0-9.]+%|host-limited)"
+done
+expect "bench --link: the round trip with a latency" "$WORK/link" \
+	"^[0-9.]+/[0-9.]+ us: [+-][0-9.]+ us \(twice the latency is 100\)"
+timeout 180 "$EMU" bench --link --runs 1 --json >"$WORK/ljson" 2>&1 ||
+	bad "emuverbs bench --link --json exit status" "$WORK/ljson"
+if /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["rates"]) == 5 and d["rtt_latency_us"] > d["rtt_us"] > 0, d
+for r in d["rates"]:
+    assert r["median_mbps"] > 0 and r["model_mbps"] > 0, r
+print("ok")' "$WORK/ljson" >"$WORK/lpy" 2>&1; then
+	ok "bench --link --json: 5 rates and the latency, all measured"
+else
+	bad "bench --link --json: 5 rates and the latency, all measured" \
+		"$WORK/lpy"
+fi
 finish

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 
 #include "emu/config.h"
+#include "emu/link.h"
 #include "tests/unit/testlib.h"
 
 #ifndef EMU_SYSCONFDIR
@@ -125,6 +126,7 @@ static void clear_env(void)
 		"EMUVERBS_MTU", "EMUVERBS_GID_TBL_LEN", "EMUVERBS_LINK_LAYER",
 		"EMUVERBS_ADDRESS", "EMUVERBS_NETDEV", "EMUVERBS_LATENCY_US",
 		"EMUVERBS_PORT_STATE", "EMUVERBS_UDP_IO", "XDG_CONFIG_HOME",
+		"EMUVERBS_JITTER_US", "EMUVERBS_JITTER", "EMUVERBS_LINK_SEED",
 	};
 	unsigned int i;
 
@@ -276,6 +278,9 @@ static const char full_file[] =
 	"gid_tbl_len = 256\n"
 	"pkey_tbl_len = 128\n"
 	"latency_us = 10000000\n"
+	"jitter_us = 20\n"
+	"jitter = Normal\n"
+	"link_seed = 4294967295\n"
 	"udp_io = IO_URING\n"
 	"address = 10.1.2.3\n"
 	"gid = 255 fe80::1 ib\n"
@@ -341,6 +346,9 @@ START_TEST(full_file_every_key)
 	ck_assert_uint_eq(p->gid_tbl_len, 256);
 	ck_assert_uint_eq(p->pkey_tbl_len, 128);
 	ck_assert_uint_eq(p->latency_us, 10000000);
+	ck_assert_uint_eq(p->jitter_us, 20);
+	ck_assert_uint_eq(p->jitter, EMU_JITTER_NORMAL);
+	ck_assert_uint_eq(p->link_seed, 4294967295u);
 	ck_assert(p->udp_uring);
 	ck_assert(p->has_address);
 	v4mapped(p->address.s6_addr, "10.1.2.3");
@@ -369,7 +377,7 @@ START_TEST(full_file_with_one_error)
 	/* The same file with one bad line at its end: the device is gone. */
 	int n = parse(full_file);
 
-	one_error(n, "t.conf", 47, "address", "missing value");
+	one_error(n, "t.conf", 50, "address", "missing value");
 	ck_assert_uint_eq(cfg.ndevices, 0);
 }
 END_TEST
@@ -515,6 +523,10 @@ static const struct bad_value bad_values[] = {
 	{ 1, "pkey_tbl_len", "0", "0 is out of range (1..128)" },
 	{ 1, "pkey_tbl_len", "129", "out of range (1..128)" },
 	{ 1, "latency_us", "10000001", "out of range (0..10000000)" },
+	{ 1, "jitter_us", "-1", "jitter_us" },
+	{ 1, "jitter", "gauss", "gauss is not one of constant, uniform, "
+	  "normal" },
+	{ 1, "link_seed", "4294967296", "out of range (0..4294967295)" },
 	{ 1, "udp_io", "uring", "uring is not one of auto, mmsg, io_uring" },
 	{ 1, "address", "127.0.0.256", "is not an IPv4 or IPv6 address" },
 	{ 1, "address", "localhost", "is not an IPv4 or IPv6 address" },
@@ -964,6 +976,9 @@ START_TEST(env_good)
 	setenv("EMUVERBS_LATENCY_US", "250", 1);
 	setenv("EMUVERBS_PORT_STATE", "down", 1);
 	setenv("EMUVERBS_UDP_IO", "io_uring", 1);
+	setenv("EMUVERBS_JITTER_US", "7", 1);
+	setenv("EMUVERBS_JITTER", "uniform", 1);
+	setenv("EMUVERBS_LINK_SEED", "9", 1);
 	ck_assert_msg(apply_env() == 0, "%s", errtext);
 	ck_assert_str_eq(errtext, "");
 	ck_assert_uint_eq(cfg.ndevices, 1);
@@ -977,6 +992,9 @@ START_TEST(env_good)
 	ck_assert_uint_eq(cfg.devices[0].ports[0].latency_us, 250);
 	ck_assert(!cfg.devices[0].ports[0].active);
 	ck_assert(cfg.devices[0].ports[0].udp_uring);
+	ck_assert_uint_eq(cfg.devices[0].ports[0].jitter_us, 7);
+	ck_assert_uint_eq(cfg.devices[0].ports[0].jitter, EMU_JITTER_UNIFORM);
+	ck_assert_uint_eq(cfg.devices[0].ports[0].link_seed, 9);
 }
 END_TEST
 

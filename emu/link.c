@@ -1,0 +1,298 @@
+/* A port's link: the pacer (a virtual clock of when the wire is free), the
+ * delay line with its jitter, and the bounded queue of what waits for
+ * either, released in order by one engine timer. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/engine.h"
+#include "emu/link.h"
+#include "emu/log.h"
+#include "net/udp.h"
+
+/* Ethernet header 14, FCS 4, preamble and start delimiter 8, inter-frame
+ * gap 12: what a frame costs the wire besides its IP datagram. */
+#define ETH_WIRE_EXTRA	38
+#define IPV4_UDP_LEN	28
+#define IPV6_UDP_LEN	48
+
+/* The pacer may run this many full-size frames ahead of the rate: the 16
+ * segments of one 64 KiB GSO send and one more, so that a message the host
+ * sends in one call is not split across timer wake-ups at the rates it can
+ * carry, while at slow rates the error stays a fraction of a millisecond
+ * (72 KB is 290 us at 1x SDR). */
+#define BURST_FRAMES	17
+#define FRAME_MAX	(EMU_UDP_BUF + IPV6_UDP_LEN + ETH_WIRE_EXTRA)
+
+struct emu_link_pkt {
+	uint64_t release_ns;
+	uint32_t len;
+	uint16_t dport;
+	uint8_t sock;
+	bool has_src;
+	struct in6_addr src, dst;
+};
+
+uint32_t emu_link_wire_len(uint32_t dgram_len, bool ipv4)
+{
+	return dgram_len + (ipv4 ? IPV4_UDP_LEN : IPV6_UDP_LEN) +
+	       ETH_WIRE_EXTRA;
+}
+
+/* Picoseconds the wire takes for bytes at mbps (Mb/s). */
+static uint64_t wire_ps(uint64_t bytes, uint64_t mbps)
+{
+	return bytes * 8000000u / mbps;
+}
+
+/* xorshift64*: small, seedable, and the same on every machine. */
+static uint64_t next_rand(struct emu_link *l)
+{
+	uint64_t x = l->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	l->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* A uniform draw in [0, 1). */
+static double unit(struct emu_link *l)
+{
+	return (double)(next_rand(l) >> 11) / 9007199254740992.0;
+}
+
+static uint64_t draw_delay(struct emu_link *l)
+{
+	double d = (double)l->cfg.latency_ns, j = (double)l->cfg.jitter_ns;
+
+	switch (l->cfg.jitter) {
+	case EMU_JITTER_UNIFORM:
+		d += (2.0 * unit(l) - 1.0) * j;
+		break;
+	case EMU_JITTER_NORMAL: {
+		/* Box-Muller; 1 - unit() is in (0, 1], so log() is finite. */
+		double u = 1.0 - unit(l), v = unit(l);
+
+		d += j * sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+		break;
+	}
+	case EMU_JITTER_CONSTANT:
+		break;
+	}
+	return d > 0 ? (uint64_t)d : 0;
+}
+
+void emu_link_configure(struct emu_link *l, const struct emu_link_cfg *cfg)
+{
+	bool reseed = !l->rng || cfg->seed != l->cfg.seed;
+	uint32_t limit = l->cfg.limit;
+
+	l->cfg = *cfg;
+	if (!l->cfg.limit)
+		l->cfg.limit = 1;
+	/* The ring, once made, keeps its size. */
+	if (l->q)
+		l->cfg.limit = limit;
+	if (reseed)
+		/* xorshift must not start at 0; a seed of 0 is still one. */
+		l->rng = cfg->seed ^ 0x9e3779b97f4a7c15ull;
+	l->burst_ps = cfg->rate_mbps ?
+		      wire_ps(BURST_FRAMES * FRAME_MAX, cfg->rate_mbps) : 0;
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
+
+void emu_link_init(struct emu_link *l, const struct emu_link_cfg *cfg,
+		   struct emu_udp *udp, struct emu_engine *engine)
+{
+	memset(l, 0, sizeof(*l));
+	l->udp = udp;
+	l->engine = engine;
+	emu_link_configure(l, cfg);
+	ev_timer_init(&l->timer, on_timer, 0., 0.);
+	l->timer.data = l;
+}
+
+void emu_link_fini(struct emu_link *l)
+{
+	if (l->timer_on && l->engine)
+		ev_timer_stop(emu_engine_loop(l->engine), &l->timer);
+	l->timer_on = false;
+	l->dropped += l->n;
+	l->n = 0;
+	free(l->q);
+	free(l->data);
+	l->q = NULL;
+	l->data = NULL;
+}
+
+bool emu_link_shaped(const struct emu_link *l)
+{
+	return l->cfg.rate_mbps || l->cfg.latency_ns || l->cfg.jitter_ns;
+}
+
+/* Wake the engine when the head of the queue is due. */
+static void arm(struct emu_link *l, uint64_t now_ns)
+{
+	struct ev_loop *loop;
+	uint64_t due;
+
+	if (!l->engine || !l->n)
+		return;
+	loop = emu_engine_loop(l->engine);
+	due = l->q[l->head].release_ns;
+	if (l->timer_on)
+		ev_timer_stop(loop, &l->timer);
+	emu_engine_will_start(l->engine);
+	ev_timer_set(&l->timer,
+		     due > now_ns ? (double)(due - now_ns) / 1e9 : 0., 0.);
+	ev_timer_start(loop, &l->timer);
+	l->timer_on = true;
+}
+
+static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
+		 const struct in6_addr *src, const struct in6_addr *dst,
+		 uint16_t dport, const uint8_t *buf, uint32_t hdr_len,
+		 const struct iovec *pay, unsigned int npay, uint32_t tail_len)
+{
+	struct emu_link_pkt *p;
+	uint8_t *d;
+	unsigned int i;
+	uint32_t at;
+
+	if (l->n >= l->cfg.limit)
+		return false;
+	if (!l->q) {
+		l->q = calloc(l->cfg.limit, sizeof(*l->q));
+		l->data = malloc((size_t)l->cfg.limit * EMU_UDP_BUF);
+		if (!l->q || !l->data) {
+			free(l->q);
+			free(l->data);
+			l->q = NULL;
+			l->data = NULL;
+			emu_log(EMU_LOG_XPORT, "link: no memory for a queue of "
+				"%u packets: dropping", l->cfg.limit);
+			return false;
+		}
+	}
+	at = (l->head + l->n) % l->cfg.limit;
+	p = &l->q[at];
+	d = l->data + (size_t)at * EMU_UDP_BUF;
+	/* One datagram, contiguous: the pieces are only valid until the
+	 * batch is flushed, and this one leaves later. */
+	memcpy(d, buf, hdr_len);
+	p->len = hdr_len;
+	for (i = 0; i < npay; i++) {
+		memcpy(d + p->len, pay[i].iov_base, pay[i].iov_len);
+		p->len += (uint32_t)pay[i].iov_len;
+	}
+	memcpy(d + p->len, buf + hdr_len, tail_len);
+	p->len += tail_len;
+	p->release_ns = release_ns;
+	p->sock = (uint8_t)sock;
+	p->dport = dport;
+	p->has_src = src != NULL;
+	if (src)
+		p->src = *src;
+	p->dst = *dst;
+	l->n++;
+	l->held++;
+	return true;
+}
+
+void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
+		   const struct in6_addr *src, const struct in6_addr *dst,
+		   uint16_t dport, uint8_t *buf, uint32_t hdr_len,
+		   const struct iovec *pay, unsigned int npay,
+		   uint32_t tail_len)
+{
+	uint64_t start_ns = now_ns, release, tx = 0;
+	uint32_t len = hdr_len + tail_len;
+	unsigned int i;
+
+	if (!emu_link_shaped(l)) {
+		emu_udp_tx_queue_parts(l->udp, sock, src, dst, dport, hdr_len,
+				       pay, npay, tail_len);
+		return;
+	}
+	for (i = 0; i < npay; i++)
+		len += (uint32_t)pay[i].iov_len;
+	if (l->cfg.rate_mbps) {
+		/* The packet starts when the wire is free, or now if it has
+		 * been idle; an idle wire has a burst's credit at most. */
+		uint64_t now_ps = now_ns * 1000, floor_ps = 0;
+
+		if (now_ps > l->burst_ps)
+			floor_ps = now_ps - l->burst_ps;
+		if (l->start_ps < floor_ps)
+			l->start_ps = floor_ps;
+		if (l->start_ps / 1000 > now_ns)
+			start_ns = (l->start_ps + 999) / 1000;
+		tx = wire_ps(emu_link_wire_len(len,
+					       IN6_IS_ADDR_V4MAPPED(dst)),
+			     l->cfg.rate_mbps);
+		l->start_ps += tx;
+	}
+	release = start_ns;
+	if (l->cfg.latency_ns || l->cfg.jitter_ns)
+		release += draw_delay(l);
+	/* In order: jitter delays, it does not reorder (fault rules do). */
+	if (release < l->last_release_ns)
+		release = l->last_release_ns;
+	l->last_release_ns = release;
+	if (!l->n && release <= now_ns) {
+		emu_udp_tx_queue_parts(l->udp, sock, src, dst, dport, hdr_len,
+				       pay, npay, tail_len);
+		return;
+	}
+	if (!hold(l, release, sock, src, dst, dport, buf, hdr_len, pay, npay,
+		  tail_len)) {
+		/* Tail drop: the lost packet never used the wire. */
+		l->start_ps -= tx;
+		l->dropped++;
+		return;
+	}
+	if (l->n == 1)
+		arm(l, now_ns);
+}
+
+uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
+{
+	bool any = false;
+
+	while (l->n && l->q[l->head].release_ns <= now_ns) {
+		struct emu_link_pkt *p = &l->q[l->head];
+		uint8_t *b = emu_udp_tx_buf(l->udp);
+
+		memcpy(b, l->data + (size_t)l->head * EMU_UDP_BUF, p->len);
+		emu_udp_tx_queue(l->udp, p->sock, p->has_src ? &p->src : NULL,
+				 &p->dst, p->dport, p->len);
+		l->head = (l->head + 1) % l->cfg.limit;
+		l->n--;
+		l->released++;
+		any = true;
+	}
+	if (any)
+		emu_udp_flush(l->udp);
+	return l->n ? l->q[l->head].release_ns : 0;
+}
+
+uint64_t emu_link_due(const struct emu_link *l, uint32_t i)
+{
+	return l->q[(l->head + i) % l->cfg.limit].release_ns;
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct emu_link *l = w->data;
+	uint64_t now = emu_now_ns();
+
+	(void)loop;
+	(void)revents;
+	l->timer_on = false;
+	if (emu_link_release(l, now))
+		arm(l, emu_now_ns());
+}
