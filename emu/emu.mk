@@ -13,6 +13,7 @@ libemucore_la_SOURCES = \
 	emu/mw.c emu/mw.h \
 	emu/ah.c emu/ah.h \
 	emu/cq.c emu/cq.h \
+	emu/numtab.c emu/numtab.h \
 	emu/srq.c emu/srq.h \
 	emu/tm.c emu/tm.h \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
