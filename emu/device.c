@@ -313,6 +313,7 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 		 "/sys/class/infiniband_verbs/uverbs%u", index);
 	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
 		 "/sys/class/infiniband/%s", cfg->name);
+	dev->tr.dev = dev;
 	rc = emu_mr_table_create(dev);
 	if (rc) {
 		report(errf, cfg, 0, "memory key table", rc);

@@ -12,6 +12,7 @@
 #include "emu/async.h"
 #include "emu/config.h"
 #include "emu/gid.h"
+#include "emu/tport.h"
 #include "net/endpoint.h"
 
 struct emu_nl;
@@ -55,6 +56,7 @@ struct emu_device {
 
 	struct emu_mr_table *mrs;	/* lkey/rkey -> MR (emu/mr.c) */
 	struct emu_qp_table *qps;	/* QPN -> QP (emu/qp.c) */
+	struct emu_transport tr;	/* the engines' state (emu/tport.h) */
 
 	pthread_mutex_t lock;		/* contexts, engine, open_count */
 	struct emu_context *contexts;

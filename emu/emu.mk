@@ -18,7 +18,7 @@ libemucore_la_SOURCES = \
 	emu/tm.c emu/tm.h \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
 	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
-	emu/transport.c emu/transport.h \
+	emu/transport.c emu/transport.h emu/tport.h \
 	emu/budget.c emu/budget.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)

@@ -63,7 +63,6 @@ int emu_qp_table_create(struct emu_device *dev)
 	}
 	t->max = max;
 	t->next = qpn_start();
-	t->tr.dev = dev;
 	dev->qps = t;
 	if (emu_srq_table_create(dev)) {
 		free(t->slot);
