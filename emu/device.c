@@ -15,6 +15,7 @@
 #include "emu/mr.h"
 #include "emu/netlink.h"
 #include "emu/qp.h"
+#include "emu/srq.h"
 #include "emu/sysview.h"
 #include "emu/transport.h"
 
@@ -325,6 +326,11 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 		emu_device_destroy(dev);
 		return NULL;
 	}
+	if (emu_srq_table_create(dev)) {
+		report(errf, cfg, 0, "cannot allocate the SRQ table", ENOMEM);
+		emu_device_destroy(dev);
+		return NULL;
+	}
 	return dev;
 }
 
@@ -338,6 +344,7 @@ void emu_device_destroy(struct emu_device *dev)
 		port_fini(&dev->ports[i]);
 	emu_mr_table_destroy(dev);
 	emu_qp_table_destroy(dev);
+	emu_srq_table_destroy(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

@@ -13,21 +13,7 @@
 #include "net/udp.h"
 
 struct emu_qp;
-struct emu_srq_table;
 struct emu_watch;
-
-/* dev->qps: the QPN map (emu/qp.c), created with the device. */
-struct emu_qp_table {
-	struct emu_qp **slot;
-	uint32_t nslots;		/* a power of two */
-	uint32_t max;			/* max_qp */
-	uint32_t live;
-	uint32_t next;			/* next QPN to try */
-	struct emu_srq_table *srqs;	/* SRQN -> SRQ (emu/srq.c) */
-	/* Each port's QP1 (the GSI), outside the slots: every port has
-	 * its own QP number 1. */
-	struct emu_qp *gsi[EMU_MAX_PORTS];
-};
 
 static inline struct emu_transport *emu_transport_of(struct emu_device *dev)
 {
