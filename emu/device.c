@@ -15,6 +15,7 @@
 #include "emu/mr.h"
 #include "emu/netlink.h"
 #include "emu/qp.h"
+#include "emu/srq.h"
 #include "emu/sysview.h"
 #include "emu/transport.h"
 
@@ -313,6 +314,7 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 		 "/sys/class/infiniband_verbs/uverbs%u", index);
 	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
 		 "/sys/class/infiniband/%s", cfg->name);
+	dev->tr.dev = dev;
 	rc = emu_mr_table_create(dev);
 	if (rc) {
 		report(errf, cfg, 0, "memory key table", rc);
@@ -321,6 +323,11 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 	}
 	if (emu_qp_table_create(dev)) {
 		report(errf, cfg, 0, "cannot allocate the QP table", ENOMEM);
+		emu_device_destroy(dev);
+		return NULL;
+	}
+	if (emu_srq_table_create(dev)) {
+		report(errf, cfg, 0, "cannot allocate the SRQ table", ENOMEM);
 		emu_device_destroy(dev);
 		return NULL;
 	}
@@ -337,6 +344,7 @@ void emu_device_destroy(struct emu_device *dev)
 		port_fini(&dev->ports[i]);
 	emu_mr_table_destroy(dev);
 	emu_qp_table_destroy(dev);
+	emu_srq_table_destroy(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

@@ -12,6 +12,8 @@
 #include "emu/async.h"
 #include "emu/config.h"
 #include "emu/gid.h"
+#include "emu/numtab.h"
+#include "emu/tport.h"
 #include "net/endpoint.h"
 
 struct emu_nl;
@@ -19,7 +21,7 @@ struct emu_engine;
 struct emu_watch;
 struct emu_device;
 struct emu_mr_table;
-struct emu_qp_table;
+struct emu_qp;
 
 struct emu_port {
 	struct emu_device *dev;
@@ -31,6 +33,9 @@ struct emu_port {
 	struct emu_nl *nl;		/* netdev-bound ports follow rtnetlink */
 	struct emu_watch *nl_watch;	/* the engine's watch on nl's fd */
 	uint32_t ndev_ifindex;
+	/* Its QP1 (the GSI), outside dev->qps: every port has its own QP
+	 * number 1 (emu/qp.c). */
+	struct emu_qp *gsi;
 };
 
 /* Per-open state: what ibv_open_device returns, through vctx.context. */
@@ -54,7 +59,9 @@ struct emu_device {
 	struct emu_port ports[EMU_MAX_PORTS];
 
 	struct emu_mr_table *mrs;	/* lkey/rkey -> MR (emu/mr.c) */
-	struct emu_qp_table *qps;	/* QPN -> QP (emu/qp.c) */
+	struct emu_numtab qps;		/* QPN -> QP (emu/qp.c) */
+	struct emu_numtab srqs;		/* SRQN -> SRQ (emu/srq.c) */
+	struct emu_transport tr;	/* the engines' state (emu/tport.h) */
 
 	pthread_mutex_t lock;		/* contexts, engine, open_count */
 	struct emu_context *contexts;

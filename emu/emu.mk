@@ -13,11 +13,12 @@ libemucore_la_SOURCES = \
 	emu/mw.c emu/mw.h \
 	emu/ah.c emu/ah.h \
 	emu/cq.c emu/cq.h \
+	emu/numtab.c emu/numtab.h \
 	emu/srq.c emu/srq.h \
 	emu/tm.c emu/tm.h \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
 	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
-	emu/transport.c emu/transport.h \
+	emu/transport.c emu/transport.h emu/tport.h \
 	emu/budget.c emu/budget.h \
 	emu/link.c emu/link.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c

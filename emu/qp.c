@@ -37,108 +37,59 @@ static uint32_t qpn_start(void)
 
 /* ---- QPN table ---------------------------------------------------------- */
 
-static uint32_t pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n && p < (1u << 24))
-		p <<= 1;
-	return p;
-}
-
 int emu_qp_table_create(struct emu_device *dev)
 {
-	struct emu_qp_table *t = calloc(1, sizeof(*t));
-	uint32_t max = dev->cfg.limits.max_qp;
-
-	if (!t)
-		return -ENOMEM;
-	/* A QPN's low bits pick its slot, so a lookup is one load and one
-	 * compare; two spare slots keep allocation from ever spinning. */
-	t->nslots = pow2_at_least(max + 2);
-	t->slot = calloc(t->nslots, sizeof(*t->slot));
-	if (!t->slot) {
-		free(t);
-		return -ENOMEM;
-	}
-	t->max = max;
-	t->next = qpn_start();
-	t->tr.dev = dev;
-	dev->qps = t;
-	if (emu_srq_table_create(dev)) {
-		free(t->slot);
-		free(t);
-		dev->qps = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return emu_numtab_create(&dev->qps, dev->cfg.limits.max_qp,
+				 EMU_QPN_MIN, qpn_start());
 }
 
 void emu_qp_table_destroy(struct emu_device *dev)
 {
-	if (!dev->qps)
-		return;
-	emu_srq_table_destroy(dev);
-	free(dev->qps->slot);
-	free(dev->qps);
-	dev->qps = NULL;
+	emu_numtab_destroy(&dev->qps);
 }
 
-struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn)
+/* Engine thread. A port's QP1 is not in the slots, every port having its
+ * own, but it counts against max_qp as the others do. */
+static int table_insert(struct emu_device *dev, struct emu_qp *qp)
 {
-	struct emu_qp_table *t = dev->qps;
-	struct emu_qp *qp = t->slot[qpn & (t->nslots - 1)];
+	struct emu_qp **gsi;
+	int qpn;
 
-	return qp && qp->qpn == qpn ? qp : NULL;
-}
-
-/* Engine thread. QPNs advance through the 24-bit space, so a number comes
- * back only after the whole space has been used: a late packet for a
- * destroyed QP does not reach its successor. */
-static int table_insert(struct emu_qp_table *t, struct emu_qp *qp)
-{
-	uint32_t tries;
-
-	if (t->live >= t->max)
-		return emu_refuse(ENOMEM, "ibv_create_qp: max_qp (%u) QPs "
-				  "exist already", t->max);
 	if (qp->gsi_port) {
-		if (t->gsi[qp->gsi_port - 1])
+		gsi = &dev->ports[qp->gsi_port - 1].gsi;
+		if (emu_numtab_count_in(&dev->qps))
+			goto full;
+		if (*gsi) {
+			emu_numtab_count_out(&dev->qps);
 			return emu_refuse(EBUSY, "GSI QP: port %u has one "
 					  "already", qp->gsi_port);
+		}
 		qp->qpn = EMU_GSI_QPN;
-		t->gsi[qp->gsi_port - 1] = qp;
-		t->live++;
+		*gsi = qp;
 		return 0;
 	}
-	for (tries = 0; tries < (1u << 24); tries++) {
-		uint32_t qpn = t->next & WIRE_QPN_MASK;
-
-		t->next = qpn + 1;
-		if (qpn < EMU_QPN_MIN)
-			continue;
-		if (!t->slot[qpn & (t->nslots - 1)]) {
-			qp->qpn = qpn;
-			t->slot[qpn & (t->nslots - 1)] = qp;
-			t->live++;
-			return 0;
-		}
-	}
-	return ENOMEM;
+	qpn = emu_numtab_insert(&dev->qps, qp);
+	if (qpn < 0)
+		goto full;
+	qp->qpn = (uint32_t)qpn;
+	return 0;
+full:
+	return emu_refuse(ENOMEM, "ibv_create_qp: max_qp (%u) QPs exist "
+			  "already", dev->qps.max);
 }
 
-static void table_remove(struct emu_qp_table *t, struct emu_qp *qp)
+static void table_remove(struct emu_device *dev, struct emu_qp *qp)
 {
-	if (qp->gsi_port) {
-		if (t->gsi[qp->gsi_port - 1] == qp) {
-			t->gsi[qp->gsi_port - 1] = NULL;
-			t->live--;
-		}
+	struct emu_qp **gsi;
+
+	if (!qp->gsi_port) {
+		emu_numtab_remove(&dev->qps, qp->qpn, qp);
 		return;
 	}
-	if (t->slot[qp->qpn & (t->nslots - 1)] == qp) {
-		t->slot[qp->qpn & (t->nslots - 1)] = NULL;
-		t->live--;
+	gsi = &dev->ports[qp->gsi_port - 1].gsi;
+	if (*gsi == qp) {
+		*gsi = NULL;
+		emu_numtab_count_out(&dev->qps);
 	}
 }
 
@@ -501,7 +452,7 @@ static void do_insert(void *p)
 {
 	struct qp_call *c = p;
 
-	c->rc = table_insert(c->qp->dev->qps, c->qp);
+	c->rc = table_insert(c->qp->dev, c->qp);
 	if (!c->rc) {
 		c->qp->in_table = true;
 		emu_comp_timers_init(c->qp);
@@ -677,7 +628,7 @@ struct emu_qp *emu_qp_gsi(struct emu_device *dev, uint32_t port)
 {
 	if (port < 1 || port > dev->nports)
 		return NULL;
-	return dev->qps->gsi[port - 1];
+	return dev->ports[port - 1].gsi;
 }
 
 static void reset_engines(struct emu_qp *qp)
@@ -744,7 +695,7 @@ static void do_remove(void *p)
 	atomic_store(&qp->state, IBV_QPS_RESET);
 	reset_engines(qp);
 	empty_queues(qp);
-	table_remove(qp->dev->qps, qp);
+	table_remove(qp->dev, qp);
 	qp->in_table = false;
 }
 

@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/budget.h"
+#include "emu/device.h"
 #include "emu/qp_ex.h"
 #include "emu/tm.h"
 
@@ -274,8 +275,13 @@ static inline struct ibv_qp *emu_qp_ibv(struct emu_qp *qp)
  * emu_engine_call), so the receive path reads it without a lock. */
 int emu_qp_table_create(struct emu_device *dev);
 void emu_qp_table_destroy(struct emu_device *dev);
-/* Engine thread: the live QP with this number, or NULL. */
-struct emu_qp *emu_qp_lookup(struct emu_device *dev, uint32_t qpn);
+/* Engine thread: the live QP with this number, or NULL (QP1 is each
+ * port's own: emu_qp_gsi). Inline, for the receive path. */
+static inline struct emu_qp *emu_qp_lookup(struct emu_device *dev,
+					   uint32_t qpn)
+{
+	return emu_numtab_lookup(&dev->qps, qpn);
+}
 
 /* The verbs, after the front end's argument checks (verbs/qp.c). Return
  * 0 or a positive errno; create sets *out. */

@@ -19,14 +19,6 @@
 /* First SRQN handed out; 0 is kept out so that it never names an SRQ. */
 #define SRQN_START	0x41
 
-struct emu_srq_table {
-	struct emu_srq **slot;
-	uint32_t nslots;		/* a power of two */
-	uint32_t max;			/* max_srq */
-	uint32_t live;
-	uint32_t next;
-};
-
 size_t emu_srq_wqe_size(uint32_t max_sge)
 {
 	return sizeof(struct emu_rwqe) +
@@ -37,44 +29,13 @@ size_t emu_srq_wqe_size(uint32_t max_sge)
 
 int emu_srq_table_create(struct emu_device *dev)
 {
-	struct emu_srq_table *t = calloc(1, sizeof(*t));
-	uint32_t max = dev->cfg.limits.max_srq;
-
-	if (!t)
-		return -ENOMEM;
-	/* As for QPNs: the low bits pick the slot, two spare slots keep
-	 * allocation from spinning. */
-	t->nslots = 1;
-	while (t->nslots < max + 2 && t->nslots < (1u << 24))
-		t->nslots <<= 1;
-	t->slot = calloc(t->nslots, sizeof(*t->slot));
-	if (!t->slot) {
-		free(t);
-		return -ENOMEM;
-	}
-	t->max = max;
-	t->next = SRQN_START;
-	dev->qps->srqs = t;
-	return 0;
+	return emu_numtab_create(&dev->srqs, dev->cfg.limits.max_srq, 1,
+				 SRQN_START);
 }
 
 void emu_srq_table_destroy(struct emu_device *dev)
 {
-	struct emu_srq_table *t = dev->qps ? dev->qps->srqs : NULL;
-
-	if (!t)
-		return;
-	free(t->slot);
-	free(t);
-	dev->qps->srqs = NULL;
-}
-
-struct emu_srq *emu_srq_lookup(struct emu_device *dev, uint32_t srqn)
-{
-	struct emu_srq_table *t = dev->qps->srqs;
-	struct emu_srq *srq = t->slot[srqn & (t->nslots - 1)];
-
-	return srq && srq->srqn == srqn ? srq : NULL;
+	emu_numtab_destroy(&dev->srqs);
 }
 
 struct srq_call {
@@ -89,37 +50,21 @@ struct srq_call {
 static void do_insert(void *p)
 {
 	struct srq_call *c = p;
-	struct emu_srq_table *t = c->srq->dev->qps->srqs;
-	uint32_t tries;
+	int srqn = emu_numtab_insert(&c->srq->dev->srqs, c->srq);
 
-	c->rc = ENOMEM;
-	if (t->live >= t->max)
+	c->rc = srqn < 0 ? -srqn : 0;
+	if (srqn < 0)
 		return;
-	for (tries = 0; tries < (1u << 24); tries++) {
-		uint32_t n = t->next & WIRE_QPN_MASK;
-
-		t->next = n + 1;
-		if (!n || t->slot[n & (t->nslots - 1)])
-			continue;
-		c->srq->srqn = n;
-		c->srq->in_table = true;
-		t->slot[n & (t->nslots - 1)] = c->srq;
-		t->live++;
-		c->rc = 0;
-		return;
-	}
+	c->srq->srqn = (uint32_t)srqn;
+	c->srq->in_table = true;
 }
 
 static void do_remove(void *p)
 {
 	struct srq_call *c = p;
-	struct emu_srq_table *t = c->srq->dev->qps->srqs;
-	uint32_t i = c->srq->srqn & (t->nslots - 1);
 
-	if (c->srq->in_table && t->slot[i] == c->srq) {
-		t->slot[i] = NULL;
-		t->live--;
-	}
+	if (c->srq->in_table)
+		emu_numtab_remove(&c->srq->dev->srqs, c->srq->srqn, c->srq);
 	c->srq->in_table = false;
 }
 

@@ -80,7 +80,7 @@ static inline struct emu_srq *to_emu_srq(struct ibv_srq *s)
  * hold the WQE it took from any SRQ of the device. */
 size_t emu_srq_wqe_size(uint32_t max_sge);
 
-/* The device's SRQ-number map (created and freed with the QP table). */
+/* The device's SRQN -> SRQ map, created and freed with the device. */
 int emu_srq_table_create(struct emu_device *dev);
 void emu_srq_table_destroy(struct emu_device *dev);
 
@@ -124,7 +124,11 @@ static inline void emu_srq_put(struct emu_srq *srq)
 /* ---- engine thread ---- */
 
 /* The live SRQ with this number, or NULL. */
-struct emu_srq *emu_srq_lookup(struct emu_device *dev, uint32_t srqn);
+static inline struct emu_srq *emu_srq_lookup(struct emu_device *dev,
+					     uint32_t srqn)
+{
+	return emu_numtab_lookup(&dev->srqs, srqn);
+}
 /* Take the oldest WQE into dst (emu_srq_wqe_size(srq->max_sge) bytes):
  * false when the SRQ is empty. Raises IBV_EVENT_SRQ_LIMIT_REACHED when
  * this leaves fewer WQEs than an armed limit, and disarms it. */

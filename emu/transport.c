@@ -73,12 +73,9 @@ static void on_take_back(void *arg)
 
 void emu_transport_polled(struct emu_device *dev)
 {
-	struct emu_transport *t;
+	struct emu_transport *t = emu_transport_of(dev);
 	uint32_t i;
 
-	if (!dev->qps)
-		return;
-	t = emu_transport_of(dev);
 	for (i = 0; i < dev->nports; i++)
 		if (atomic_load_explicit(&t->ports[i].polled_ns,
 					 memory_order_relaxed))
@@ -92,7 +89,7 @@ void emu_transport_will_sleep(struct emu_device *dev)
 	bool ring = false;
 	uint32_t i;
 
-	if (!dev->qps || !dev->engine)
+	if (!dev->engine)
 		return;
 	emu_transport_polled(dev);
 	t = emu_transport_of(dev);
@@ -306,7 +303,7 @@ static void do_stop(void *arg)
 
 void emu_transport_stop(struct emu_device *dev)
 {
-	if (!dev->qps || !dev->engine)
+	if (!dev->engine)
 		return;
 	emu_engine_call(dev->engine, do_stop, dev);
 	emu_doorbell_free(emu_transport_of(dev)->take_back);
@@ -318,7 +315,7 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 {
 	struct emu_transport *t;
 
-	if (!dev || !dev->qps || port_num < 1 || port_num > dev->nports)
+	if (!dev || port_num < 1 || port_num > dev->nports)
 		return EINVAL;
 	t = emu_transport_of(dev);
 	*out = t->ports[port_num - 1].cnt;
@@ -333,7 +330,7 @@ int emu_transport_poll(struct emu_device *dev, bool claim)
 	uint32_t i;
 	int rc = 0;
 
-	if (!dev->qps || !dev->engine || !emu_engine_try_enter(dev->engine))
+	if (!dev->engine || !emu_engine_try_enter(dev->engine))
 		return -1;
 	t = emu_transport_of(dev);
 	for (i = 0; i < dev->nports; i++) {
@@ -368,8 +365,7 @@ void emu_transport_flush(struct emu_transport *t)
 
 void emu_transport_flush_device(struct emu_device *dev)
 {
-	if (dev->qps)
-		emu_transport_flush(emu_transport_of(dev));
+	emu_transport_flush(emu_transport_of(dev));
 }
 
 void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,

@@ -530,6 +530,39 @@ START_TEST(t_create_enomem)
 }
 END_TEST
 
+START_TEST(t_create_enomem_tables)
+{
+	struct emu_device_config cfg = cfg_default("emut");
+	struct emu_device *dev;
+	bool qp_seen = false, srq_seen = false;
+	struct capture c;
+	int n;
+
+	/* Every allocation after port 1's (the key, QPN and SRQN tables)
+	 * fails cleanly with one line, until there is none left to fail. */
+	for (n = 3;; n++) {
+		ck_assert_int_lt(n, 64);
+		cap_open(&c);
+		emu_test_fail_calloc(n);
+		dev = emu_device_create(&cfg, 0, c.f);
+		if (emu_test_alloc_armed()) {
+			emu_test_fail_calloc(0);
+			cap_free(&c);
+			ck_assert_ptr_nonnull(dev);
+			emu_device_destroy(dev);
+			break;
+		}
+		ck_assert_ptr_null(dev);
+		expect_one_line(&c, "emut");
+		qp_seen |= strstr(cap_text(&c), "QP table") != NULL;
+		srq_seen |= strstr(cap_text(&c), "SRQ table") != NULL;
+		cap_free(&c);
+	}
+	ck_assert(qp_seen);
+	ck_assert(srq_seen);
+}
+END_TEST
+
 /* ---- attributes ------------------------------------------------------- */
 
 START_TEST(t_device_attr)
@@ -1034,6 +1067,7 @@ static Suite *device_suite(void)
 	tcase_add_test(tc, t_no_room_for_endpoint_gid);
 	tcase_add_test(tc, t_too_many_ports);
 	tcase_add_test(tc, t_create_enomem);
+	tcase_add_test(tc, t_create_enomem_tables);
 	tcase_add_test(tc, t_registry);
 	suite_add_tcase(s, tc);
 
