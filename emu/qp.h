@@ -250,6 +250,8 @@ struct emu_qp {
 	struct ibv_qp_attr attr;	/* values as set by modify */
 	_Atomic int state;		/* enum ibv_qp_state, for posters */
 	struct emu_wq sq, rq;
+	/* The ibv_wr_* batch being written: under sq.lock. */
+	struct emu_sq_batch wrb;
 	struct emu_doorbell *db;
 	uint32_t events_raised;		/* async events pushed for it */
 	bool in_table;
