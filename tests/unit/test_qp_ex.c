@@ -317,8 +317,27 @@ START_TEST(t_send_sge)
 }
 END_TEST
 
+/* What each of t_every_opcode's WQEs holds. */
+struct expect {
+	enum ibv_wr_opcode opcode;
+	uint32_t rkey;
+	uint64_t remote_addr, compare_add, swap;
+	uint32_t imm_be, length;
+};
+
 START_TEST(t_every_opcode)
 {
+	const struct expect want[8] = {
+		{ IBV_WR_SEND_WITH_IMM, 0, 0, 0, 0, htonl(0xdeadbeef), 8 },
+		{ IBV_WR_SEND_WITH_INV, 0x5555, 0, 0, 0, 0, 8 },
+		{ IBV_WR_RDMA_WRITE, 0x77, 0xfeed0000, 0, 0, 0, 16 },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, 0x78, 0xfeed1000, 0, 0,
+		  htonl(42), 16 },
+		{ IBV_WR_RDMA_READ, 0x79, 0xfeed2000, 0, 0, 0, 32 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 0x7a, 0xfeed3000, 111, 222, 0, 8 },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 0x7b, 0xfeed4000, 333, 0, 0, 8 },
+		{ IBV_WR_SEND, 0, 0, 0, 0, 0, 0 },
+	};
 	struct emu_swqe *w;
 	int i;
 
@@ -351,52 +370,26 @@ START_TEST(t_every_opcode)
 	ck_assert_int_eq(ibv_wr_complete(q), 0);
 
 	ck_assert_uint_eq(queued(), 8);
-	w = slot(0);
-	ck_assert_int_eq(w->opcode, IBV_WR_SEND_WITH_IMM);
-	ck_assert_uint_eq(w->imm_be, htonl(0xdeadbeef));
-	ck_assert_uint_eq(w->send_flags, IBV_SEND_SIGNALED);
-	w = slot(1);
-	ck_assert_int_eq(w->opcode, IBV_WR_SEND_WITH_INV);
-	ck_assert_uint_eq(w->rkey, 0x5555);
-	w = slot(2);
-	ck_assert_int_eq(w->opcode, IBV_WR_RDMA_WRITE);
-	ck_assert_uint_eq(w->rkey, 0x77);
-	ck_assert_uint_eq(w->remote_addr, 0xfeed0000);
-	ck_assert_uint_eq(w->send_flags, 0);
-	ck_assert(!w->signaled);
-	w = slot(3);
-	ck_assert_int_eq(w->opcode, IBV_WR_RDMA_WRITE_WITH_IMM);
-	ck_assert_uint_eq(w->rkey, 0x78);
-	ck_assert_uint_eq(w->remote_addr, 0xfeed1000);
-	ck_assert_uint_eq(w->imm_be, htonl(42));
-	w = slot(4);
-	ck_assert_int_eq(w->opcode, IBV_WR_RDMA_READ);
-	ck_assert_uint_eq(w->rkey, 0x79);
-	ck_assert_uint_eq(w->remote_addr, 0xfeed2000);
-	ck_assert_uint_eq(w->length, 32);
-	w = slot(5);
-	ck_assert_int_eq(w->opcode, IBV_WR_ATOMIC_CMP_AND_SWP);
-	ck_assert_uint_eq(w->rkey, 0x7a);
-	ck_assert_uint_eq(w->remote_addr, 0xfeed3000);
-	ck_assert_uint_eq(w->compare_add, 111);
-	ck_assert_uint_eq(w->swap, 222);
-	w = slot(6);
-	ck_assert_int_eq(w->opcode, IBV_WR_ATOMIC_FETCH_AND_ADD);
-	ck_assert_uint_eq(w->rkey, 0x7b);
-	ck_assert_uint_eq(w->remote_addr, 0xfeed4000);
-	ck_assert_uint_eq(w->compare_add, 333);
-	ck_assert_uint_eq(w->swap, 0);
-	/* A send with no data setter: a zero-length message. */
-	w = slot(7);
-	ck_assert_int_eq(w->opcode, IBV_WR_SEND);
-	ck_assert_uint_eq(w->num_sge, 0);
 	for (i = 0; i < 8; i++) {
+		const struct expect *x = &want[i];
+
 		w = slot((uint32_t)i);
+		ck_assert_int_eq(w->opcode, x->opcode);
+		ck_assert_uint_eq(w->rkey, x->rkey);
+		ck_assert_uint_eq(w->remote_addr, x->remote_addr);
+		ck_assert_uint_eq(w->compare_add, x->compare_add);
+		ck_assert_uint_eq(w->swap, x->swap);
+		ck_assert_uint_eq(w->imm_be, x->imm_be);
+		ck_assert_uint_eq(w->length, x->length);
+		ck_assert_uint_eq(w->send_flags, i < 2 ? IBV_SEND_SIGNALED : 0);
+		ck_assert(w->signaled == (i < 2));
 		ck_assert_uint_eq(w->wr_id, (uint64_t)i + 1);
 		if (i < 7)
 			ck_assert_uint_eq(emu_swqe_sge(w)[0].addr,
 					  0x100u * (unsigned int)(i + 1));
 	}
+	/* The last, a send with no data setter: a zero-length message. */
+	ck_assert_uint_eq(slot(7)->num_sge, 0);
 }
 END_TEST
 
