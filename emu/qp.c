@@ -950,16 +950,17 @@ static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
  * the window's and the region's state are the engine's (emu_mw_bind), and
  * break them with an IBV_WC_MW_BIND_ERR completion. Type 1 windows are
  * bound through ibv_bind_mw (mw_verb), type 2 through a work request. */
-static int check_bind_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
-			 bool mw_verb, const char *verb)
+static int check_bind(struct emu_sq_batch *b, const struct ibv_mw *mw,
+		      const struct ibv_mw_bind_info *bi, bool mw_verb)
 {
-	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
-	const struct ibv_mw *mw = wr->bind_mw.mw;
-	struct ibv_context *ctx = emu_qp_ibv(qp)->context;
+	struct ibv_context *ctx = emu_qp_ibv(b->qp)->context;
+	const char *verb = b->verb;
 
 	if (!mw || mw->context != ctx)
 		return emu_refuse(EINVAL, "%s: bind_mw.mw is NULL or of "
 				  "another context", verb);
+	if (!bi)
+		return emu_refuse(EINVAL, "%s: bind_info is NULL", verb);
 	if (mw->type != (mw_verb ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
 		return emu_refuse(EINVAL, "%s: a type %d window (type 1 is "
 				  "bound by ibv_bind_mw, type 2 by a WR)",
@@ -979,82 +980,227 @@ static int check_bind_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-static int check_send_wr(struct emu_qp *qp, const struct ibv_send_wr *wr,
-			 uint64_t *total, bool *inl, bool mw_verb)
+void emu_sq_begin(struct emu_qp *qp, struct emu_sq_batch *b,
+		  const char *verb, int limit_err)
 {
-	const char *verb = mw_verb ? "ibv_bind_mw" : "ibv_post_send";
-	uint64_t len = 0;
-	int i;
+	pthread_spin_lock(&qp->sq.lock);
+	b->qp = qp;
+	b->verb = verb;
+	b->limit_err = limit_err;
+	b->prod = atomic_load_explicit(&qp->sq.prod, memory_order_relaxed);
+	b->n = 0;
+	b->cur = NULL;
+	b->len = 0;
+}
 
-	if (!opcode_ok(qp, wr->opcode))
+int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
+		uint64_t wr_id, unsigned int send_flags)
+{
+	struct emu_qp *qp = b->qp;
+	enum ibv_qp_state s = emu_qp_state(qp);
+	struct emu_swqe *w;
+
+	b->cur = NULL;
+	b->len = 0;
+	if (s == IBV_QPS_RESET || s == IBV_QPS_INIT || s == IBV_QPS_RTR)
+		return emu_refuse(EINVAL, "%s: the QP is in %s, not yet RTS",
+				  b->verb, s == IBV_QPS_RESET ? "RESET" :
+				  s == IBV_QPS_INIT ? "INIT" : "RTR");
+	/* The batch's own WQEs count: they will be outstanding too. */
+	if (emu_wq_in_use(&qp->sq) + b->n >= qp->cap.max_send_wr)
+		return emu_refuse(ENOMEM, "%s: send queue full (max_send_wr "
+				  "%u)", b->verb, qp->cap.max_send_wr);
+	if (!opcode_ok(qp, opcode))
 		return emu_refuse(EINVAL, "%s: opcode %d not valid on this QP "
-				  "type (%d) or device", verb,
-				  (int)wr->opcode, (int)qp->type);
-	/* Local operations carry no data: their SGEs are not read. */
-	if (emu_wr_local(wr->opcode)) {
-		*total = 0;
-		*inl = false;
-		return wr->opcode == IBV_WR_BIND_MW ?
-		       check_bind_wr(qp, wr, mw_verb, verb) : 0;
-	}
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
-		return emu_refuse(EINVAL, "%s: num_sge %d > max_send_sge %u",
-				  verb, wr->num_sge, qp->cap.max_send_sge);
-	if (wr->num_sge && !wr->sg_list)
-		return emu_refuse(EINVAL, "%s: num_sge %d but sg_list NULL",
-				  verb, wr->num_sge);
-	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	if (len > 0x80000000ull)
-		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
-				  "message limit", verb,
-				  (unsigned long long)len);
-	/* Inline data is what a send or write carries; a READ's or an
-	 * atomic's SGEs are where the answer goes, so they stay SGEs. */
-	*inl = (wr->send_flags & IBV_SEND_INLINE) &&
-	       emu_wr_any(wr->opcode, EMU_WR_F_INLINE);
-	if (*inl && len > qp->max_inline)
-		return emu_refuse(EINVAL, "%s: IBV_SEND_INLINE with %llu "
-				  "bytes > max_inline_data %u", verb,
-				  (unsigned long long)len, qp->max_inline);
-	if (emu_wr_atomic(wr->opcode)) {
-		if (len != 8)
-			return emu_refuse(EINVAL, "%s: an atomic's SGEs hold "
-					  "%llu bytes, not 8", verb,
-					  (unsigned long long)len);
-	}
-	if (qp->type == IBV_QPT_UD) {
-		uint32_t mtu;
-
-		if (!wr->wr.ud.ah)
-			return emu_refuse(EINVAL, "%s: wr.ud.ah is NULL", verb);
-		mtu = qp->dev->ports[to_emu_ah(wr->wr.ud.ah)->port_num ?
-				     to_emu_ah(wr->wr.ud.ah)->port_num - 1 :
-				     0].cfg.mtu;
-		if (len > mtu)
-			return emu_refuse(EINVAL, "%s: a UD message of %llu "
-					  "bytes > the port MTU %u", verb,
-					  (unsigned long long)len, mtu);
-	}
-	*total = len;
+				  "type (%d) or device", b->verb, (int)opcode,
+				  (int)qp->type);
+	w = emu_wq_slot(&qp->sq, b->prod + b->n);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->opcode = opcode;
+	w->send_flags = send_flags;
+	w->signaled = qp->sq_sig_all || (send_flags & IBV_SEND_SIGNALED);
+	/* Local work has no peer and no data to gather. */
+	w->local = emu_wr_local(opcode);
+	b->cur = w;
 	return 0;
 }
 
-static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
-		      const struct ibv_send_wr *wr, uint32_t len, bool inl)
+int emu_sq_bind(struct emu_sq_batch *b, const struct ibv_mw *mw,
+		uint32_t rkey, const struct ibv_mw_bind_info *info,
+		bool mw_verb)
+{
+	struct emu_swqe *w = b->cur;
+	int rc = check_bind(b, mw, info, mw_verb);
+
+	if (rc)
+		return rc;
+	w->mw_rkey = mw->rkey;
+	w->mw_handle = mw->handle;
+	w->rkey = rkey;
+	w->remote_addr = info->addr;
+	w->mw_len = info->length;
+	w->mw_access = info->mw_access_flags;
+	w->mr_lkey = w->mw_len ? info->mr->lkey : 0;
+	return 0;
+}
+
+void emu_sq_ud(struct emu_sq_batch *b, struct ibv_ah *ah, uint32_t qpn,
+	       uint32_t qkey)
+{
+	struct emu_swqe *w = b->cur;
+
+	if (b->qp->type != IBV_QPT_UD || w->local)
+		return;
+	w->ah = ah ? to_emu_ah(ah) : NULL;
+	w->remote_qpn = qpn & WIRE_QPN_MASK;
+	/* IBTA: a Q_Key with the high bit set means the QP's own. */
+	w->remote_qkey = qkey;
+}
+
+void emu_sq_xrc(struct emu_sq_batch *b, uint32_t remote_srqn)
+{
+	if (b->qp->type == IBV_QPT_XRC_SEND && !b->cur->local)
+		b->cur->remote_srqn = remote_srqn & WIRE_QPN_MASK;
+}
+
+void emu_sq_clear_data(struct emu_sq_batch *b, bool inl)
+{
+	b->cur->num_sge = 0;
+	b->cur->inl = inl;
+	b->len = 0;
+}
+
+static int check_sge_list(struct emu_sq_batch *b, const struct ibv_sge *sg,
+			  long num_sge)
+{
+	struct emu_qp *qp = b->qp;
+
+	if (num_sge < 0 || (unsigned long)num_sge > qp->cap.max_send_sge)
+		return emu_refuse(b->limit_err, "%s: num_sge %ld > "
+				  "max_send_sge %u", b->verb, num_sge,
+				  qp->cap.max_send_sge);
+	if (num_sge && !sg)
+		return emu_refuse(EINVAL, "%s: num_sge %ld but sg_list NULL",
+				  b->verb, num_sge);
+	return 0;
+}
+
+/* Zero-length elements carry nothing and are dropped, as rxe and mlx5 do:
+ * no lkey of theirs is ever looked at, here or by the engine. */
+int emu_sq_sges(struct emu_sq_batch *b, const struct ibv_sge *sg,
+		long num_sge)
+{
+	struct ibv_sge *out = emu_swqe_sge(b->cur);
+	int rc = check_sge_list(b, sg, num_sge);
+	uint32_t n = 0;
+	long i;
+
+	if (rc)
+		return rc;
+	emu_sq_clear_data(b, false);
+	for (i = 0; i < num_sge; i++) {
+		if (!sg[i].length)
+			continue;
+		out[n++] = sg[i];
+		b->len += sg[i].length;
+	}
+	b->cur->num_sge = n;
+	return 0;
+}
+
+/* Copied now: the buffer is the caller's again on return. */
+int emu_sq_inline(struct emu_sq_batch *b, const void *addr, size_t len)
+{
+	struct emu_qp *qp = b->qp;
+
+	b->cur->inl = true;
+	if (len > qp->max_inline - b->len)
+		return emu_refuse(b->limit_err, "%s: inline data of more than "
+				  "max_inline_data %u bytes", b->verb,
+				  qp->max_inline);
+	/* An empty buffer may have a NULL address (UCX's do). */
+	if (len)
+		memcpy(emu_swqe_data(b->cur) + b->len, addr, len);
+	b->len += len;
+	return 0;
+}
+
+int emu_sq_end(struct emu_sq_batch *b)
+{
+	struct emu_qp *qp = b->qp;
+	struct emu_swqe *w = b->cur;
+	uint64_t len = b->len;
+
+	/* Local work carries no data, whatever a setter gave it. */
+	if (w->local) {
+		emu_sq_clear_data(b, false);
+		len = 0;
+	}
+	if (len > 0x80000000ull)
+		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
+				  "message limit", b->verb,
+				  (unsigned long long)len);
+	if (emu_wr_atomic(w->opcode) && len != 8)
+		return emu_refuse(EINVAL, "%s: an atomic's SGEs hold %llu "
+				  "bytes, not 8", b->verb,
+				  (unsigned long long)len);
+	if (qp->type == IBV_QPT_UD) {
+		uint32_t mtu;
+
+		if (!w->ah)
+			return emu_refuse(EINVAL, "%s: a UD send without an "
+					  "address handle (wr.ud.ah NULL, "
+					  "or no ibv_wr_set_ud_addr)",
+					  b->verb);
+		mtu = qp->dev->ports[w->ah->port_num ? w->ah->port_num - 1 :
+				     0].cfg.mtu;
+		if (len > mtu)
+			return emu_refuse(EINVAL, "%s: a UD message of %llu "
+					  "bytes > the port MTU %u", b->verb,
+					  (unsigned long long)len, mtu);
+	}
+	w->length = (uint32_t)len;
+	b->n++;
+	b->cur = NULL;
+	b->len = 0;
+	return 0;
+}
+
+void emu_sq_commit(struct emu_sq_batch *b)
+{
+	struct emu_qp *qp = b->qp;
+	uint32_t n = b->n;
+
+	/* One release store makes every slot of the batch the engine's. */
+	if (n)
+		atomic_store_explicit(&qp->sq.prod, b->prod + n,
+				      memory_order_release);
+	b->n = 0;
+	b->cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+	if (n)
+		ring_doorbell(qp);
+}
+
+void emu_sq_abort(struct emu_sq_batch *b)
+{
+	b->n = 0;
+	b->cur = NULL;
+	pthread_spin_unlock(&b->qp->sq.lock);
+}
+
+/* The opcode's own members of the work request, then its data: which
+ * member of wr->wr is meaningful follows from what the request does, and
+ * emu_sq_next has made sure the opcode is in the table. */
+static int wr_to_slot(struct emu_sq_batch *b, const struct ibv_send_wr *wr,
+		      bool mw_verb)
 {
 	const struct emu_wr_info *info = emu_wr_info(wr->opcode);
-	int i;
+	struct emu_swqe *w = b->cur;
+	int rc, i;
 
-	memset(w, 0, sizeof(*w));
-	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode;
-	w->send_flags = wr->send_flags;
-	w->length = len;
 	w->imm_be = wr->imm_data;
-	w->signaled = qp->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
-	/* Which member of wr->wr is meaningful follows from what the request
-	 * does; check_send_wr has made sure the opcode is in the table. */
 	if (info->flags & (EMU_WR_F_WRITE | EMU_WR_F_READ)) {
 		w->remote_addr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
@@ -1066,90 +1212,47 @@ static void fill_swqe(struct emu_qp *qp, struct emu_swqe *w,
 	}
 	if (info->flags & EMU_WR_F_INV)
 		w->rkey = wr->invalidate_rkey;
-	if (wr->opcode == IBV_WR_BIND_MW) {
-		w->mw_rkey = wr->bind_mw.mw->rkey;
-		w->mw_handle = wr->bind_mw.mw->handle;
-		w->rkey = wr->bind_mw.rkey;
-		w->remote_addr = wr->bind_mw.bind_info.addr;
-		w->mw_len = wr->bind_mw.bind_info.length;
-		w->mw_access = wr->bind_mw.bind_info.mw_access_flags;
-		w->mr_lkey = w->mw_len ? wr->bind_mw.bind_info.mr->lkey : 0;
-	}
-	/* Local work has no peer and no data to gather. */
-	if (info->flags & EMU_WR_F_LOCAL) {
-		w->local = true;
-		return;
-	}
-	if (qp->type == IBV_QPT_XRC_SEND)
-		w->remote_srqn = wr->qp_type.xrc.remote_srqn & WIRE_QPN_MASK;
-	if (qp->type == IBV_QPT_UD) {
-		w->ah = to_emu_ah(wr->wr.ud.ah);
-		w->remote_qpn = wr->wr.ud.remote_qpn & WIRE_QPN_MASK;
-		/* IBTA: a Q_Key with the high bit set means the QP's own. */
-		w->remote_qkey = wr->wr.ud.remote_qkey;
-	}
-	if (inl) {
-		uint8_t *d = emu_swqe_data(w);
-
-		/* Copied now: the buffer is the caller's again on return. */
-		w->inl = true;
-		for (i = 0; i < wr->num_sge; i++) {
-			/* An empty SGE may carry a NULL address (UCX does). */
-			if (!wr->sg_list[i].length)
-				continue;
-			memcpy(d, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			d += wr->sg_list[i].length;
-		}
-	} else {
-		w->num_sge = (uint32_t)wr->num_sge;
-		if (wr->num_sge)
-			memcpy(emu_swqe_sge(w), wr->sg_list,
-			       (size_t)wr->num_sge * sizeof(struct ibv_sge));
-	}
+	/* Local operations carry no data: their SGEs are not read. */
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return emu_sq_bind(b, wr->bind_mw.mw, wr->bind_mw.rkey,
+				   &wr->bind_mw.bind_info, mw_verb);
+	if (w->local)
+		return 0;
+	emu_sq_xrc(b, wr->qp_type.xrc.remote_srqn);
+	emu_sq_ud(b, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+		  wr->wr.ud.remote_qkey);
+	/* Inline data is what a send or write carries; a READ's or an
+	 * atomic's SGEs are where the answer goes, so they stay SGEs. */
+	if (!(wr->send_flags & IBV_SEND_INLINE) ||
+	    !emu_wr_any(wr->opcode, EMU_WR_F_INLINE))
+		return emu_sq_sges(b, wr->sg_list, wr->num_sge);
+	rc = check_sge_list(b, wr->sg_list, wr->num_sge);
+	emu_sq_clear_data(b, true);
+	for (i = 0; !rc && i < wr->num_sge; i++)
+		rc = emu_sq_inline(b, (void *)(uintptr_t)wr->sg_list[i].addr,
+				   wr->sg_list[i].length);
+	return rc;
 }
 
+/* The WRs before a refused one are posted; it and the rest are not. */
 static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr, bool mw_verb)
 {
-	struct emu_wq *q = &qp->sq;
-	unsigned int posted = 0;
+	struct emu_sq_batch b;
 	int rc = 0;
 
-	pthread_spin_lock(&q->lock);
+	emu_sq_begin(qp, &b, mw_verb ? "ibv_bind_mw" : "ibv_post_send",
+		     EINVAL);
 	for (; wr; wr = wr->next) {
-		enum ibv_qp_state s = emu_qp_state(qp);
-		uint32_t prod = atomic_load_explicit(&q->prod,
-						     memory_order_relaxed);
-		uint64_t len;
-		bool inl;
-
-		if (s == IBV_QPS_RESET || s == IBV_QPS_INIT ||
-		    s == IBV_QPS_RTR) {
-			rc = emu_refuse(EINVAL, "%s: the QP is in %s, not yet "
-					"RTS", mw_verb ? "ibv_bind_mw" :
-					"ibv_post_send", s == IBV_QPS_RESET ?
-					"RESET" : s == IBV_QPS_INIT ? "INIT" :
-					"RTR");
-			break;
-		}
-		if (emu_wq_in_use(q) >= qp->cap.max_send_wr) {
-			rc = emu_refuse(ENOMEM, "%s: send queue full "
-					"(max_send_wr %u)", mw_verb ?
-					"ibv_bind_mw" : "ibv_post_send",
-					qp->cap.max_send_wr);
-			break;
-		}
-		rc = check_send_wr(qp, wr, &len, &inl, mw_verb);
+		rc = emu_sq_next(&b, wr->opcode, wr->wr_id, wr->send_flags);
+		if (!rc)
+			rc = wr_to_slot(&b, wr, mw_verb);
+		if (!rc)
+			rc = emu_sq_end(&b);
 		if (rc)
 			break;
-		fill_swqe(qp, emu_wq_slot(q, prod), wr, (uint32_t)len, inl);
-		atomic_store_explicit(&q->prod, prod + 1, memory_order_release);
-		posted++;
 	}
-	pthread_spin_unlock(&q->lock);
-	if (posted)
-		ring_doorbell(qp);
+	emu_sq_commit(&b);
 	if (rc && bad_wr)
 		*bad_wr = wr;
 	return rc;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
 #include <sys/uio.h>
@@ -206,6 +207,33 @@ struct emu_resp_state {
 	unsigned int res_next;
 };
 
+/*
+ * Send WQEs written in place into the send ring: ibv_post_send parses its
+ * ibv_send_wr chain into slots through these, and the ibv_wr_* interface
+ * writes slots as the application calls it, so both are checked by the
+ * same code and nothing is copied twice. One poster at a time holds
+ * sq.lock from emu_sq_begin to emu_sq_commit or emu_sq_abort; slots it
+ * writes are the engine's only once committed.
+ *
+ * A WQE is begun by emu_sq_next, which fills what every request has;
+ * the caller then writes the opcode's own fields into b->cur (remote
+ * address, rkey, compare/swap, immediate data as posted) and its data
+ * through emu_sq_sges or emu_sq_inline, and ends it with emu_sq_end,
+ * which checks what needs the whole WQE and counts it into the batch.
+ * Each returns 0 or an errno, already logged as a refusal of b->verb;
+ * a WQE that fails is not counted, and may be begun again over.
+ */
+struct emu_sq_batch {
+	struct emu_qp *qp;
+	const char *verb;		/* the API call, for refusals */
+	int limit_err;			/* errno for a cap exceeded */
+	uint32_t prod;			/* the batch's first slot */
+	uint32_t n;			/* WQEs ended, not yet published */
+	struct emu_swqe *cur;		/* the WQE begun, or NULL */
+	uint64_t len;			/* its message bytes so far */
+};
+
+
 struct emu_qp {
 	struct emu_qpx qpx;		/* must stay first: users see
 					 * &qpx.ibv.qp_base */
@@ -224,6 +252,8 @@ struct emu_qp {
 	struct ibv_qp_attr attr;	/* values as set by modify */
 	_Atomic int state;		/* enum ibv_qp_state, for posters */
 	struct emu_wq sq, rq;
+	/* The ibv_wr_* batch being written: under sq.lock. */
+	struct emu_sq_batch wrb;
 	struct emu_doorbell *db;
 	uint32_t events_raised;		/* async events pushed for it */
 	bool in_table;
@@ -308,6 +338,35 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 /* ibv_bind_mw's work request (one, BIND_MW, a type 1 window): posted as
  * post_send posts, which refuses type 1 windows to everyone else. */
 int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr);
+
+/* limit_err: what exceeding max_send_sge or max_inline_data is refused
+ * with; ibv_post_send says EINVAL as rxe does, ibv_wr_* ENOMEM as mlx5. */
+void emu_sq_begin(struct emu_qp *qp, struct emu_sq_batch *b,
+		  const char *verb, int limit_err);
+/* The next free slot as b->cur: EINVAL before RTS or for an opcode the
+ * QP or device cannot post, ENOMEM when max_send_wr are outstanding. */
+int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
+		uint64_t wr_id, unsigned int send_flags);
+/* BIND_MW of mw (a type 1 window with mw_verb, ibv_bind_mw's, else type
+ * 2) to the range of info, with new key rkey. */
+int emu_sq_bind(struct emu_sq_batch *b, const struct ibv_mw *mw,
+		uint32_t rkey, const struct ibv_mw_bind_info *info,
+		bool mw_verb);
+/* Destinations, meaningful only on the QP types that have them. */
+void emu_sq_ud(struct emu_sq_batch *b, struct ibv_ah *ah, uint32_t qpn,
+	       uint32_t qkey);
+void emu_sq_xrc(struct emu_sq_batch *b, uint32_t remote_srqn);
+/* The data as a scatter list (replacing any set before), or appended to
+ * the WQE as inline bytes (emu_sq_clear_data first to replace). */
+int emu_sq_sges(struct emu_sq_batch *b, const struct ibv_sge *sg,
+		long num_sge);
+int emu_sq_inline(struct emu_sq_batch *b, const void *addr, size_t len);
+void emu_sq_clear_data(struct emu_sq_batch *b, bool inl);
+int emu_sq_end(struct emu_sq_batch *b);
+/* Publish the WQEs ended, release the lock, ring the doorbell if any. */
+void emu_sq_commit(struct emu_sq_batch *b);
+/* Drop everything written since emu_sq_begin and release the lock. */
+void emu_sq_abort(struct emu_sq_batch *b);
 /* ibv_open_qp: one more handle on the XRC target QP qpn of domain dom.
  * 0 and *out, or EINVAL when there is no such QP. */
 int emu_qp_open_xrc(struct emu_device *dev, uint32_t qpn,

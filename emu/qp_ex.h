@@ -1,30 +1,32 @@
 /* The ibv_qp_ex work-request interface (ibv_wr_start ... ibv_wr_complete):
- * a per-QP builder that turns ibv_wr_* calls into an ibv_send_wr chain. */
+ * each ibv_wr_* call writes the QP's next send-queue slot in place. */
 #ifndef EMU_QP_EX_H
 #define EMU_QP_EX_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
-struct emu_wr_builder;
-
-/* Every emulated QP starts with this, so the wr_* callbacks that get only
- * the ibv_qp_ex can find their builder. */
+/* Every emulated QP starts with this, so the wr_* callbacks, which get
+ * only the ibv_qp_ex, find the QP and what the section has met so far;
+ * the slots being written are the QP's (struct emu_qp's wrb). */
 struct emu_qpx {
 	struct ibv_qp_ex ibv;
-	struct emu_wr_builder *wrb;
+	uint64_t ops;			/* IBV_QP_EX_WITH_* it was made for */
+	/* Inside wr_start ... wr_complete/abort: told apart from the
+	 * send-queue lock, which cannot be asked whether it is held. */
+	atomic_bool active;
+	int err;			/* first error of the section, or 0 */
 };
 
-/* Fill qpx->ibv's wr_* function pointers and allocate the builder for up
- * to max_wr requests between wr_start and wr_complete, each with max_sge
- * SGEs and max_inline bytes of inline data. send_ops_flags (IBV_QP_EX_
- * WITH_*) are the operations the QP was created for; an operation outside
- * them, or one this device does not implement, fails at wr_complete with
- * EOPNOTSUPP/EINVAL as rdma-core providers do. 0 or ENOMEM/EOPNOTSUPP.
- * wr_complete posts the chain through qp_base.context->ops.post_send. */
-int emu_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags,
-		 uint32_t max_wr, uint32_t max_sge, uint32_t max_inline);
-void emu_qpx_fini(struct emu_qpx *qpx);
+/* Fill qpx->ibv's wr_* function pointers for a QP that is the start of a
+ * struct emu_qp. send_ops_flags (IBV_QP_EX_WITH_*) are the operations the
+ * QP was created for; an operation outside them fails at wr_complete with
+ * EOPNOTSUPP as rdma-core providers do. 0, EINVAL for no qpx, or
+ * EOPNOTSUPP for an operation this device does not implement. Nothing is
+ * allocated: there is nothing to free. */
+int emu_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags);
 
 #endif

@@ -61,9 +61,7 @@ static struct ibv_qp *create(struct ibv_context *context,
 		rc = gsi_port ? emu_qp_create_gsi(ctx, init, gsi_port, &qp) :
 				emu_qp_create(ctx, init, &qp);
 	if (!rc && (init->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		rc = emu_qpx_init(&qp->qpx, init->send_ops_flags,
-				  init->cap.max_send_wr, init->cap.max_send_sge,
-				  init->cap.max_inline_data);
+		rc = emu_qpx_init(&qp->qpx, init->send_ops_flags);
 		qp->qpx_ready = !rc;
 		if (rc)
 			emu_qp_destroy(qp);
@@ -149,8 +147,6 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_qp: qp is "
 					    "NULL"));
 	eqp = to_emu_qp(qp);
-	if (eqp->qpx_ready)
-		emu_qpx_fini(&eqp->qpx);
 	eqp->qpx_ready = false;
 	return verbs_ret(emu_qp_destroy(eqp));
 }
@@ -188,9 +184,7 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	eqp = to_emu_qp(qp);
 	pthread_mutex_lock(&eqp->lock);
 	if (!eqp->qpx_ready) {
-		rc = emu_qpx_init(&eqp->qpx, type_send_ops(eqp->type),
-				  eqp->cap.max_send_wr, eqp->cap.max_send_sge,
-				  eqp->cap.max_inline_data);
+		rc = emu_qpx_init(&eqp->qpx, type_send_ops(eqp->type));
 		eqp->qpx_ready = !rc;
 	}
 	pthread_mutex_unlock(&eqp->lock);

@@ -83,8 +83,7 @@ tests_unit_test_numtab_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 
 # test_cq_emu pushes completions with emu_cq_push and reads them through
-# the verbs; test_qp_ex stands in for the QP with a fake context whose
-# post_send records the chain.
+# the verbs; test_qp_ex reads back the send-ring slots ibv_wr_* wrote.
 tests_unit_test_cq_emu_LDADD = $(FRONT_LIBS)
 tests_unit_test_cq_emu_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_srq_LDADD = $(FRONT_LIBS)
