@@ -590,7 +590,7 @@ static int find_port_key(const char *name)
 
 /* ---- the file parser -------------------------------------------------- */
 
-enum sect_kind { SECT_NONE, SECT_DEVICE, SECT_PORT, SECT_IGNORED };
+enum sect_kind { SECT_NONE, SECT_DEVICE, SECT_PORT, SECT_FAULT, SECT_IGNORED };
 
 struct dev_state {
 	int port_line[EMU_MAX_PORTS];	/* [port] section line, 0: none */
@@ -622,6 +622,10 @@ struct parser {
 	struct emu_device_config *dev;
 	struct dev_state *ds;
 	struct emu_port_config *port;
+	struct emu_fault_rule *fault;	/* [fault NAME]: kept if it is good */
+	int sect_line;
+	bool sect_bad;
+	bool faults_bad;	/* a rule was refused: no device starts */
 	int key_line[MAX_KEYS];	/* where each key was set in this section */
 	int gid_line[EMU_MAX_STATIC_GIDS];
 
@@ -707,8 +711,20 @@ static void end_section(struct parser *p)
 		}
 	} else if (p->kind == SECT_DEVICE && !p->ds->res_rd_atom_set) {
 		p->dev->limits.max_res_rd_atom = res_rd_atom(&p->dev->limits);
+	} else if (p->kind == SECT_FAULT) {
+		char err[MSG_LEN];
+
+		if (!p->sect_bad && emu_fault_check(p->fault, err, sizeof(err))) {
+			report(p, p->sect_line, p->sect, "%s", err);
+			p->sect_bad = true;
+		}
+		if (p->sect_bad)
+			p->faults_bad = true;
+		else
+			p->cfg->nfaults++;
 	}
 	p->kind = SECT_NONE;
+	p->fault = NULL;
 	p->dev = NULL;
 	p->ds = NULL;
 	p->port = NULL;
@@ -717,6 +733,8 @@ static void end_section(struct parser *p)
 static void begin_section(struct parser *p, enum sect_kind kind)
 {
 	p->kind = kind;
+	p->sect_line = p->line;
+	p->sect_bad = false;
 	memset(p->key_line, 0, sizeof(p->key_line));
 }
 
@@ -842,6 +860,51 @@ static void port_section(struct parser *p, char **word, unsigned int n)
 	p->port = &dev->ports[num - 1];
 }
 
+/* [fault NAME]: a rule, kept when the section ends if all is well. */
+static void fault_section(struct parser *p, char **word, unsigned int n)
+{
+	struct emu_config *cfg = p->cfg;
+	unsigned int i;
+
+	if (n != 2 || !valid_name(word[1]) ||
+	    strlen(word[1]) >= EMU_FAULT_NAME_MAX) {
+		report(p, p->line, "fault", "[fault NAME] needs one NAME of "
+		       "1..%d characters from A-Z a-z 0-9 _ -",
+		       EMU_FAULT_NAME_MAX - 1);
+		p->kind = SECT_IGNORED;
+		p->faults_bad = true;
+		return;
+	}
+	for (i = 0; i < cfg->nfaults; i++) {
+		if (strcmp(cfg->faults[i].name, word[1]))
+			continue;
+		report(p, p->line, p->sect, "a second rule of that name");
+		p->kind = SECT_IGNORED;
+		p->faults_bad = true;
+		return;
+	}
+	if (cfg->nfaults == EMU_FAULT_MAX) {
+		report(p, p->line, p->sect, "more than %d fault rules",
+		       EMU_FAULT_MAX);
+		p->kind = SECT_IGNORED;
+		p->faults_bad = true;
+		return;
+	}
+	begin_section(p, SECT_FAULT);
+	p->fault = &cfg->faults[cfg->nfaults];
+	emu_fault_rule_init(p->fault, word[1]);
+}
+
+static void fault_key(struct parser *p, const char *name, const char *v)
+{
+	char err[MSG_LEN];
+
+	if (emu_fault_set(p->fault, name, v, err, sizeof(err))) {
+		report(p, p->line, name, "%s", err);
+		p->sect_bad = true;
+	}
+}
+
 /* A "[...]" line (trimmed). */
 static void section_line(struct parser *p, char *s)
 {
@@ -879,9 +942,11 @@ static void section_line(struct parser *p, char *s)
 		device_section(p, word, n);
 	} else if (n && !strcmp(word[0], "port")) {
 		port_section(p, word, n);
+	} else if (n && !strcmp(word[0], "fault")) {
+		fault_section(p, word, n);
 	} else {
 		report(p, p->line, shown, "unknown section (expected [device "
-		       "NAME] or [port NAME N])");
+		       "NAME], [port NAME N] or [fault NAME])");
 		p->kind = SECT_IGNORED;
 	}
 }
@@ -1020,6 +1085,9 @@ static int on_pair(void *user, const char *section, const char *name,
 		break;
 	case SECT_PORT:
 		port_key(p, name, value);
+		break;
+	case SECT_FAULT:
+		fault_key(p, name, value);
 		break;
 	case SECT_IGNORED:
 		break;		/* the section header was reported */
@@ -1209,6 +1277,10 @@ static void finish(struct parser *p)
 		}
 		dev->nports = n ? n : 1;
 	}
+	/* A device must not start without a rule it was given. */
+	if (p->faults_bad)
+		for (i = 0; i < cfg->ndevices; i++)
+			cfg->devices[i].bad = true;
 	drop_bad(cfg);
 }
 
@@ -1343,6 +1415,7 @@ int emu_config_apply_env(struct emu_config *cfg, FILE *errf)
 {
 	unsigned int i, d, pn, g, nports = 0;
 	const char *val[N_ENV_KEYS], *address = NULL, *netdev = NULL;
+	const char *val_fault;
 	bool all_bad = false;
 	int errors = 0;
 	char err[MSG_LEN];
@@ -1385,6 +1458,20 @@ int emu_config_apply_env(struct emu_config *cfg, FILE *errf)
 			  nports);
 		errors++;
 		all_bad = true;
+	}
+	val_fault = env("EMUVERBS_FAULT");
+	if (val_fault) {
+		unsigned int got;
+
+		if (emu_fault_parse(val_fault, cfg->faults + cfg->nfaults,
+				    EMU_FAULT_MAX - cfg->nfaults, &got, err,
+				    sizeof(err))) {
+			env_error(errf, "EMUVERBS_FAULT", "%s", err);
+			errors++;
+			all_bad = true;
+		} else {
+			cfg->nfaults += got;
+		}
 	}
 	if (all_bad) {
 		cfg->ndevices = 0;

@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include "emu/fault.h"
 #include "emu/speed.h"
 
 #define EMU_MAX_DEVICES 8
@@ -83,6 +84,10 @@ struct emu_device_config {
 struct emu_config {
 	unsigned int ndevices;
 	struct emu_device_config devices[EMU_MAX_DEVICES];
+	/* Fault rules: [fault NAME] sections, then EMUVERBS_FAULT's; each
+	 * goes to the devices its device= names (all without one). */
+	unsigned int nfaults;
+	struct emu_fault_rule faults[EMU_FAULT_MAX];
 	char source[4096];	/* file it came from, or "(built-in default)" */
 };
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/inject.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
 #include "emu/netlink.h"
@@ -356,6 +357,19 @@ struct emu_port *emu_device_port(struct emu_device *dev, uint32_t port_num)
 	return &dev->ports[port_num - 1];
 }
 
+void emu_device_run(struct emu_device *dev, void (*fn)(void *), void *arg)
+{
+	struct emu_engine *engine;
+
+	pthread_mutex_lock(&dev->lock);
+	engine = dev->engine;
+	pthread_mutex_unlock(&dev->lock);
+	if (engine)
+		emu_engine_call(engine, fn, arg);
+	else
+		fn(arg);
+}
+
 int emu_registry_init_from(const struct emu_config *cfg, FILE *errf)
 {
 	unsigned int i;
@@ -370,10 +384,12 @@ int emu_registry_init_from(const struct emu_config *cfg, FILE *errf)
 		struct emu_device *dev =
 			emu_device_create(&cfg->devices[i], registry_len, errf);
 
-		if (dev)
+		if (dev) {
+			emu_inject_init(dev, cfg->faults, cfg->nfaults);
 			registry[registry_len++] = dev;
-		else
+		} else {
 			problems++;
+		}
 	}
 	/* Discovery claimed the endpoints: the GIDs the view shows are
 	 * known from here on (doc/ucx.md). */

@@ -80,6 +80,10 @@ static inline struct emu_device *emu_dev(struct ibv_device *d)
 	return (struct emu_device *)d;
 }
 
+/* Run fn(arg) on the device's engine thread, or here when it has none
+ * (then nothing can be using the state fn touches either). */
+void emu_device_run(struct emu_device *dev, void (*fn)(void *), void *arg);
+
 /* The registry: built once per process from emu_config_load(); problems are
  * reported on stderr, one line each, and the device concerned left out. */
 int emu_registry_get(struct emu_device ***devices, unsigned int *n);

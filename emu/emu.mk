@@ -20,7 +20,8 @@ libemucore_la_SOURCES = \
 	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
 	emu/transport.c emu/transport.h emu/tport.h \
 	emu/budget.c emu/budget.h \
-	emu/link.c emu/link.h \
+	emu/link.c emu/link.h emu/rand.h \
+	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \

@@ -9,6 +9,7 @@
 #include "emu/engine.h"
 #include "emu/link.h"
 #include "emu/log.h"
+#include "emu/rand.h"
 #include "net/udp.h"
 
 /* Ethernet header 14, FCS 4, preamble and start delimiter 8, inter-frame
@@ -46,22 +47,10 @@ static uint64_t wire_ps(uint64_t bytes, uint64_t mbps)
 	return bytes * 8000000u / mbps;
 }
 
-/* xorshift64*: small, seedable, and the same on every machine. */
-static uint64_t next_rand(struct emu_link *l)
-{
-	uint64_t x = l->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	l->rng = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 /* A uniform draw in [0, 1). */
 static double unit(struct emu_link *l)
 {
-	return (double)(next_rand(l) >> 11) / 9007199254740992.0;
+	return (double)(emu_rand_next(&l->rng) >> 11) / 9007199254740992.0;
 }
 
 static uint64_t draw_delay(struct emu_link *l)
@@ -97,8 +86,7 @@ void emu_link_configure(struct emu_link *l, const struct emu_link_cfg *cfg)
 	if (l->q)
 		l->cfg.limit = limit;
 	if (reseed)
-		/* xorshift must not start at 0; a seed of 0 is still one. */
-		l->rng = cfg->seed ^ 0x9e3779b97f4a7c15ull;
+		l->rng = emu_rand_seed(cfg->seed);
 	l->burst_ps = cfg->rate_mbps ?
 		      wire_ps(BURST_FRAMES * FRAME_MAX, cfg->rate_mbps) : 0;
 }

@@ -217,20 +217,6 @@ static struct emu_device *mr_dev(const struct emu_mr *mr)
 	return mr->pd->ctx->dev;
 }
 
-/* Run fn(arg) on the device's engine thread, or here when it has none
- * (then nothing can be inside an access either). */
-static void on_engine(struct emu_device *dev, void (*fn)(void *), void *arg)
-{
-	struct emu_engine *engine;
-
-	pthread_mutex_lock(&dev->lock);
-	engine = dev->engine;
-	pthread_mutex_unlock(&dev->lock);
-	if (engine)
-		emu_engine_call(engine, fn, arg);
-	else
-		fn(arg);
-}
 
 /* Take mr's keys out of the table. The engine is the reader that must
  * never see a region being changed or freed: clearing the slot from its
@@ -246,7 +232,7 @@ static int unpublish(struct emu_mr *mr, bool keep_if_bound)
 		.keep_if_bound = keep_if_bound,
 	};
 
-	on_engine(dev, unpublish_on_engine, &c);
+	emu_device_run(dev, unpublish_on_engine, &c);
 	return c.busy ? EBUSY : 0;
 }
 

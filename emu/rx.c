@@ -46,7 +46,7 @@ static void drop_log(const struct emu_tport *tp, const struct emu_udp_pkt *u,
 			drop_log(tp, u, why);                             \
 	} while (0)
 
-static void rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
+void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 {
 	struct emu_port_counters *c = &tp->cnt;
 	struct emu_rx_pkt pkt = { .tp = tp, .u = u };
@@ -135,7 +135,7 @@ void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u)
 {
 	struct emu_transport *t = emu_transport_of(tp->port->dev);
 
-	rx_one(tp, u);
+	emu_rx_one(tp, u);
 	emu_resp_flush_acks(t);
 	emu_transport_flush(t);
 }
@@ -146,8 +146,12 @@ unsigned int emu_rx_batch(struct emu_tport *tp)
 	unsigned int i, n;
 
 	n = emu_udp_recv(&tp->udp);
-	for (i = 0; i < n; i++)
-		rx_one(tp, &tp->udp.rx_pkt[i]);
+	for (i = 0; i < n; i++) {
+		if (emu_inject_active(&t->faults))
+			emu_inject_rx(tp, &tp->udp.rx_pkt[i]);
+		else
+			emu_rx_one(tp, &tp->udp.rx_pkt[i]);
+	}
 	/* One ACK per QP for the whole batch. */
 	emu_resp_flush_acks(t);
 	emu_transport_flush(t);

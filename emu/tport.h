@@ -11,6 +11,7 @@
 
 #include "emu/budget.h"
 #include "emu/config.h"
+#include "emu/inject.h"
 #include "emu/link.h"
 #include "net/udp.h"
 
@@ -60,6 +61,8 @@ struct emu_tport {
 	struct emu_port_counters cnt;
 	/* Egress pacing and delay between the transports and udp. */
 	struct emu_link link;
+	/* What fault rules hold on the port. */
+	struct emu_fault_port faults;
 	/* Packets in flight from every QP of the port, sized from what the
 	 * endpoint's receive buffer holds (emu/budget.h). */
 	struct emu_budget budget;
@@ -78,6 +81,8 @@ struct emu_transport {
 	/* Rung when an application arms a CQ: the ports it was receiving
 	 * on go back to the engine at once. */
 	struct emu_doorbell *take_back;
+	/* The device's fault rules (emu/inject.h). */
+	struct emu_fault_set faults;
 };
 
 #endif

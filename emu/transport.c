@@ -237,6 +237,7 @@ int emu_transport_start(struct emu_device *dev)
 		emu_link_init(&tp->link, &(struct emu_link_cfg){ 0 }, &tp->udp,
 			      dev->engine);
 		emu_transport_link_config(tp);
+		emu_inject_port_init(tp);
 		emu_log(EMU_LOG_XPORT, "%s/%u: %u packets in flight at most",
 			dev->ibdev.name, port->num, tp->budget.total);
 		/* io_uring requests belong to the thread that submits them:
@@ -294,10 +295,18 @@ static void do_stop(void *arg)
 			emu_engine_unwatch(dev->engine, tp->watch);
 		tp->watch = NULL;
 		if (tp->open) {
+			emu_inject_port_fini(tp);
 			emu_link_fini(&tp->link);
 			emu_udp_close(&tp->udp);
 		}
 		tp->open = false;
+	}
+	/* Each rule's counts (EMUVERBS_DEBUG=xport). */
+	for (i = 0; i < t->faults.n; i++) {
+		char line[512];
+
+		emu_fault_format(&t->faults.rule[i], line, sizeof(line));
+		emu_log(EMU_LOG_XPORT, "%s: fault %s", dev->ibdev.name, line);
 	}
 }
 
@@ -342,6 +351,8 @@ int emu_transport_poll(struct emu_device *dev, bool claim)
 		 * keeps entering can keep the engine's timer from running. */
 		if (tp->link.n)
 			emu_link_release(&tp->link, emu_now_ns());
+		if (tp->faults.n)
+			emu_inject_release(tp, emu_now_ns());
 		if (!emu_udp_recv_any_thread(&tp->udp)) {
 			rc = -1;
 			continue;
@@ -406,9 +417,14 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	memset(buf + hdr_len, 0, pad);
 	crc = icrc_update(crc, buf + hdr_len, pad);
 	icrc_put(buf + hdr_len + pad, crc);
-	emu_link_send(&tp->link, emu_now_ns(), qp->sock, src, dst,
-		      tp->port->ep.port, buf, hdr_len, pay, npay,
-		      pad + ICRC_LEN);
+	if (emu_inject_active(&emu_transport_of(qp->dev)->faults))
+		emu_inject_tx(tp, qp->qpn, src, dst, tp->port->ep.port,
+			      qp->sock, buf, hdr_len, pay, npay,
+			      pad + ICRC_LEN);
+	else
+		emu_link_send(&tp->link, emu_now_ns(), qp->sock, src, dst,
+			      tp->port->ep.port, buf, hdr_len, pay, npay,
+			      pad + ICRC_LEN);
 }
 
 void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,

@@ -82,6 +82,8 @@ unsigned int emu_rx_batch(struct emu_tport *tp);
 /* One datagram handled as if tp had just received it, with its answers
  * sent (the fuzz target's entry point). Engine thread only. */
 void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u);
+/* One datagram handled, with nothing flushed (the caller does). */
+void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u);
 
 /* Requester: send what the SQ holds, as far as the window allows. */
 void emu_req_run(struct emu_qp *qp);

@@ -6,3 +6,5 @@ emuinc_HEADERS += include/infiniband/verbs.h include/infiniband/verbs_api.h \
 # librdmacm's, beside them: $(includedir)/emuverbs/rdma.
 emurdma_HEADERS += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
 	include/rdma/rsocket.h
+# emuverbs' own: fault rules for a program's tests, as <emuverbs/fault.h>.
+emuext_HEADERS += include/emuverbs/fault.h

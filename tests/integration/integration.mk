@@ -10,7 +10,7 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/peer_death.sh tests/integration/coexist.sh \
 	tests/integration/refusals.sh tests/integration/bench.sh \
 	tests/integration/budget.sh tests/integration/blocked_target.sh \
-	tests/integration/many_qps.sh
+	tests/integration/many_qps.sh tests/integration/faults.sh
 TESTS += $(INTEG_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
@@ -43,6 +43,11 @@ tests_integration_datacheck_SOURCES = tests/integration/datacheck.c
 tests_integration_datacheck_LDADD = libtwohost.la libibverbs.la
 tests_integration_peer_death_SOURCES = tests/integration/peer_death.c
 tests_integration_peer_death_LDADD = libtwohost.la libibverbs.la
+
+# What UC and UD deliver over a lossy link (faults.sh).
+check_PROGRAMS += tests/integration/lossy
+tests_integration_lossy_SOURCES = tests/integration/lossy.c
+tests_integration_lossy_LDADD = libtwohost.la libibverbs.la
 
 # One-sided operations on a target blocked in a system call.
 check_PROGRAMS += tests/integration/blocked_target

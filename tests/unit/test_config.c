@@ -597,8 +597,8 @@ static const char *device_of_len(size_t len)
 START_TEST(unknown_section)
 {
 	one_error(parse_with_good("[devcie bad]\nmax_qp = x\n"), "t.conf", 4,
-		  "[devcie bad]", "unknown section (expected [device NAME] or "
-		  "[port NAME N])");
+		  "[devcie bad]", "unknown section (expected [device NAME], "
+		  "[port NAME N] or [fault NAME])");
 	good_kept();
 	one_error(parse_with_good("[general]\nfoo = bar\n"), "t.conf", 4,
 		  "[general]", "unknown section");

@@ -12,6 +12,7 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
+#include <emuverbs/fault.h>
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -1281,6 +1282,58 @@ START_TEST(t_async_events)
 }
 END_TEST
 
+/*
+ * Rules through the C API, on live traffic: a bad line is refused with
+ * EINVAL and where, and adds nothing; a rule that drops the first SEND b
+ * receives costs one retransmission and no data; list shows what it did;
+ * delete by name, then ENOENT.
+ */
+START_TEST(t_fault_api)
+{
+	struct fx f;
+	struct ibv_wc wc;
+	char err[200], list[1024];
+	int n;
+
+	fx_pair(&f, IBV_QPT_RC);
+	errno = 0;
+	ck_assert_int_eq(emuverbs_fault_add(f.ctx, "drop op=sned", err,
+					    sizeof(err)), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(err, "character 6: op: sned is not one of"),
+		      "%s", err);
+	ck_assert_int_eq(emuverbs_fault_list(f.ctx, list, sizeof(list)), 0);
+	ck_assert_int_eq(emuverbs_fault_add(NULL, "drop", NULL, 0), EINVAL);
+	ck_assert_int_eq(emuverbs_fault_add(f.ctx, "name=d drop dir=rx "
+					    "op=send count=1", err,
+					    sizeof(err)), 0);
+	ck_assert_str_eq(err, "");
+
+	fill(f.a.buf, 3000, 5);
+	post_recv(&f.b, 1, f.b.buf, 4096);
+	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 2, f.a.buf, 3000, 0, 0),
+			 0);
+	wait_wc(f.b.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, 3000);
+	ck_assert(!memcmp(f.a.buf, f.b.buf, 3000));
+	wait_wc(f.a.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+
+	n = emuverbs_fault_list(f.ctx, list, sizeof(list));
+	ck_assert_int_eq(n, (int)strlen(list));
+	ck_assert_msg(strstr(list, "d: drop dir=rx op=send count=1 "
+			     "(matched ") && strstr(list, "acted 1)\n"), "%s",
+		      list);
+	/* Too small a buffer: what fits, and the length it needed. */
+	ck_assert_int_eq(emuverbs_fault_list(f.ctx, list, 4), n);
+	ck_assert_int_eq(emuverbs_fault_del(f.ctx, "d"), 0);
+	ck_assert_int_eq(emuverbs_fault_del(f.ctx, "d"), ENOENT);
+	ck_assert_int_eq(emuverbs_fault_list(f.ctx, list, sizeof(list)), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_suite(void)
 {
 	Suite *s = suite_create("qp");
@@ -1296,6 +1349,7 @@ static Suite *qp_suite(void)
 	tcase_add_test(tc, t_async_events);
 	suite_add_tcase(s, tc);
 	tcase_add_test(td, t_rc_send);
+	tcase_add_test(td, t_fault_api);
 	tcase_add_test(td, t_rc_send_inline_multi_sge);
 	tcase_add_test(td, t_rc_write_read);
 	tcase_add_test(td, t_rc_atomics);

@@ -1,0 +1,121 @@
+/* Fault rules: what a rule matches (direction, QPs, peer, opcode class, PSN
+ * range, message number, every Nth, a seeded probability, a time window)
+ * and what it does (drop, duplicate, delay, reorder, corrupt, truncate);
+ * the one grammar of config sections, EMUVERBS_FAULT and the C API. */
+#ifndef EMU_FAULT_H
+#define EMU_FAULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+/* Rules per device at most, and the name of one. */
+#define EMU_FAULT_MAX		32
+#define EMU_FAULT_NAME_MAX	32
+
+enum emu_fault_action {
+	EMU_FAULT_NONE,		/* not set yet: a rule needs one */
+	EMU_FAULT_DROP,
+	EMU_FAULT_DUPLICATE,	/* the packet and a copy right after it */
+	EMU_FAULT_DELAY,	/* held delay_ns, others pass it */
+	EMU_FAULT_REORDER,	/* held until reorder_n more have passed */
+	EMU_FAULT_CORRUPT,	/* one bit flipped, in the headers or payload */
+	EMU_FAULT_TRUNCATE,	/* cut to keep bytes */
+};
+
+#define EMU_FAULT_TX		(1u << 0)
+#define EMU_FAULT_RX		(1u << 1)
+
+/* Opcode classes (op=): a packet is in exactly one. */
+enum emu_fault_class {
+	EMU_FC_SEND = 1u << 0,
+	EMU_FC_WRITE = 1u << 1,
+	EMU_FC_READ_REQ = 1u << 2,
+	EMU_FC_READ_RESP = 1u << 3,
+	EMU_FC_ATOMIC = 1u << 4,	/* requests and their ACKs */
+	EMU_FC_ACK = 1u << 5,
+	EMU_FC_NAK = 1u << 6,		/* sequence, access, RNR, ... */
+	EMU_FC_CNP = 1u << 7,
+	EMU_FC_CM = 1u << 8,		/* to or from QP1: CM MADs */
+	EMU_FC_OTHER = 1u << 9,		/* flush, atomic write */
+};
+
+struct emu_fault_rule {
+	char name[EMU_FAULT_NAME_MAX];
+	/* Where it applies: a device by name and a port (empty, 0: all). */
+	char device[32];
+	uint32_t port;
+
+	enum emu_fault_action action;
+	uint8_t dirs;			/* EMU_FAULT_TX | EMU_FAULT_RX */
+	bool has_qpn, has_rqpn, has_peer, has_psn;
+	uint32_t qpn, rqpn;		/* local, remote */
+	struct in6_addr peer;		/* IPv4 v4-mapped */
+	uint32_t classes;		/* EMU_FC_*; 0: any */
+	uint32_t psn_lo, psn_hi;	/* inclusive, may wrap */
+	uint64_t msg_lo, msg_hi;	/* 1-based; 0: any */
+	uint32_t every;			/* every Nth match; 0: each */
+	uint32_t prob_ppm;		/* parts per million; 1000000: all */
+	uint64_t seed;
+	uint64_t after_ns, for_ns;	/* window from the device's start;
+					 * for_ns 0: no end */
+	uint64_t count;			/* actions at most; 0: no limit */
+	/* The action's parameters. */
+	uint64_t delay_ns;
+	uint32_t reorder_n;
+	bool corrupt_payload;		/* else the headers */
+	uint32_t keep;			/* truncate: bytes kept */
+
+	/* Counted: packets that met every matcher, and what was done. */
+	uint64_t matched, acted;
+	/* State of every=, prob= and msg=. */
+	uint64_t rng, seen, msgs;
+};
+
+/* An empty rule named name (no action yet: emu_fault_check says so). */
+void emu_fault_rule_init(struct emu_fault_rule *r, const char *name);
+/* Set one key from its text: 0, or -1 with a one-line reason in err. */
+int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
+		  char *err, size_t errlen);
+/* A rule with every key read: 0, or -1 and why (no action, parameters of
+ * another action). */
+int emu_fault_check(struct emu_fault_rule *r, char *err, size_t errlen);
+
+/*
+ * One or more rules in one line, separated by ';': "ACTION key=value ...",
+ * for example "drop dir=rx op=write prob=0.01 seed=7" (the action is the
+ * word without '=', wherever it is; name=NAME names the rule). Rules go to out
+ * (*n of them, at most max); on a problem, nothing is kept, *n is 0, and
+ * err says at which character (1-based) and why.
+ */
+int emu_fault_parse(const char *s, struct emu_fault_rule *out,
+		    unsigned int max, unsigned int *n, char *err,
+		    size_t errlen);
+
+/* A rule back as a line of the same grammar, with its counters. */
+void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len);
+
+/* The class of the packet whose BTH is at bth (len bytes from it). */
+uint32_t emu_fault_class_of(const uint8_t *bth, uint32_t len);
+
+/* What a rule says of one packet. */
+struct emu_fault_pkt {
+	uint8_t dir;			/* EMU_FAULT_TX or EMU_FAULT_RX */
+	uint32_t port;
+	uint32_t qpn, rqpn;		/* local, remote (rqpn ~0: unknown) */
+	const struct in6_addr *peer;
+	const uint8_t *bth;
+	uint32_t len;			/* BTH through ICRC */
+	uint64_t since_ns;		/* since the device started */
+};
+
+/* Whether r acts on p; counts the match and the action. */
+bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p);
+
+/* Corrupt: flip one bit of the len bytes at bth, in the headers (BTH and
+ * extensions) or the payload as r says, at a position from r's seed;
+ * the payload of a packet that has none takes it in the headers. */
+void emu_fault_corrupt(struct emu_fault_rule *r, uint8_t *bth, uint32_t len);
+
+#endif

@@ -1,0 +1,562 @@
+/* Fault rules as text and as matchers: the keys every way of writing a rule
+ * shares (config sections, EMUVERBS_FAULT, emuverbs_fault_add), the check
+ * of a whole rule, the one-line form, and whether a packet is matched. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/fault.h"
+#include "emu/rand.h"
+#include "net/hdr.h"
+#include "net/icrc.h"
+#include "net/opcode.h"
+
+#define PPM		1000000u
+
+static const char *const actions[] = {
+	[EMU_FAULT_DROP] = "drop",
+	[EMU_FAULT_DUPLICATE] = "duplicate",
+	[EMU_FAULT_DELAY] = "delay",
+	[EMU_FAULT_REORDER] = "reorder",
+	[EMU_FAULT_CORRUPT] = "corrupt",
+	[EMU_FAULT_TRUNCATE] = "truncate",
+};
+
+#define NACTIONS (sizeof(actions) / sizeof(actions[0]))
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+} classes[] = {
+	{ "send", EMU_FC_SEND },	{ "write", EMU_FC_WRITE },
+	{ "read_req", EMU_FC_READ_REQ }, { "read_resp", EMU_FC_READ_RESP },
+	{ "atomic", EMU_FC_ATOMIC },	{ "ack", EMU_FC_ACK },
+	{ "nak", EMU_FC_NAK },		{ "cnp", EMU_FC_CNP },
+	{ "cm", EMU_FC_CM },		{ "other", EMU_FC_OTHER },
+};
+
+#define NCLASSES (sizeof(classes) / sizeof(classes[0]))
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void reseed(struct emu_fault_rule *r)
+{
+	r->rng = emu_rand_seed(r->seed);
+}
+
+void emu_fault_rule_init(struct emu_fault_rule *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name ? name : "");
+	r->dirs = EMU_FAULT_TX | EMU_FAULT_RX;
+	r->prob_ppm = PPM;
+	reseed(r);
+}
+
+/* An unsigned number, decimal or 0x hex, within [lo, hi]. */
+static int num(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+	       char *err, size_t len)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*v))
+		return fail(err, len, "%s is not a number", v);
+	x = strtoull(v, &end, 0);
+	if (errno || *end)
+		return fail(err, len, "%s is not a number", v);
+	if (x < lo || x > hi)
+		return fail(err, len, "%s is out of range (%llu..%llu)", v,
+			    (unsigned long long)lo, (unsigned long long)hi);
+	*out = x;
+	return 0;
+}
+
+/* A time with its unit: 500ns, 20us, 10ms, 2s. */
+static int duration(const char *v, uint64_t *ns, char *err, size_t len)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		      { "s", 1000000000 } };
+	unsigned long long x;
+	unsigned int i;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*v))
+		return fail(err, len, "%s is not a time (such as 20us)", v);
+	x = strtoull(v, &end, 10);
+	for (i = 0; !errno && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		/* An hour at most: enough for any experiment. */
+		if (x > 3600ull * 1000000000 / units[i].ns)
+			return fail(err, len, "%s is more than an hour", v);
+		*ns = x * units[i].ns;
+		return 0;
+	}
+	return fail(err, len, "%s is not a time (a number and ns, us, ms "
+		    "or s)", v);
+}
+
+/* "A" or "A-B" within [lo, hi]. */
+static int range(const char *v, uint64_t lo, uint64_t hi, uint64_t *a,
+		 uint64_t *b, char *err, size_t len)
+{
+	char first[32];
+	const char *dash = strchr(v, '-');
+
+	if (!dash)
+		return num(v, lo, hi, a, err, len) ? -1 :
+		       (*b = *a, 0);
+	if ((size_t)(dash - v) >= sizeof(first))
+		return fail(err, len, "%s is not a number or A-B", v);
+	memcpy(first, v, (size_t)(dash - v));
+	first[dash - v] = '\0';
+	if (num(first, lo, hi, a, err, len) ||
+	    num(dash + 1, lo, hi, b, err, len))
+		return -1;
+	return 0;
+}
+
+static int classes_of(const char *v, uint32_t *out, char *err, size_t len)
+{
+	char buf[128], *w, *save = NULL;
+	unsigned int i;
+
+	if (strlen(v) >= sizeof(buf))
+		return fail(err, len, "too long");
+	strcpy(buf, v);
+	*out = 0;
+	for (w = strtok_r(buf, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NCLASSES && strcmp(w, classes[i].name); i++)
+			;
+		if (i == NCLASSES)
+			return fail(err, len, "%s is not one of send, write, "
+				    "read_req, read_resp, atomic, ack, nak, "
+				    "cnp, cm, other", w);
+		*out |= classes[i].bit;
+	}
+	if (!*out)
+		return fail(err, len, "no opcode class");
+	return 0;
+}
+
+/* A probability as a decimal fraction, to a millionth. */
+static int probability(const char *v, uint32_t *ppm, char *err, size_t len)
+{
+	double p;
+	char *end;
+
+	errno = 0;
+	p = strtod(v, &end);
+	if (errno || *end || end == v || !(p >= 0 && p <= 1))
+		return fail(err, len, "%s is not a probability (0..1)", v);
+	*ppm = (uint32_t)(p * PPM + 0.5);
+	return 0;
+}
+
+int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
+		  char *err, size_t len)
+{
+	uint64_t a, b;
+	unsigned int i;
+
+	if (!*v)
+		return fail(err, len, "missing value");
+	if (!strcmp(key, "action")) {
+		for (i = 1; i < NACTIONS && strcmp(v, actions[i]); i++)
+			;
+		if (i == NACTIONS)
+			return fail(err, len, "%s is not one of drop, "
+				    "duplicate, delay, reorder, corrupt, "
+				    "truncate", v);
+		r->action = (enum emu_fault_action)i;
+	} else if (!strcmp(key, "dir")) {
+		if (!strcmp(v, "tx"))
+			r->dirs = EMU_FAULT_TX;
+		else if (!strcmp(v, "rx"))
+			r->dirs = EMU_FAULT_RX;
+		else if (!strcmp(v, "both"))
+			r->dirs = EMU_FAULT_TX | EMU_FAULT_RX;
+		else
+			return fail(err, len, "%s is not one of tx, rx, both",
+				    v);
+	} else if (!strcmp(key, "device")) {
+		if (strlen(v) >= sizeof(r->device))
+			return fail(err, len, "%s is too long a device name",
+				    v);
+		strcpy(r->device, v);
+	} else if (!strcmp(key, "port")) {
+		if (num(v, 1, 255, &a, err, len))
+			return -1;
+		r->port = (uint32_t)a;
+	} else if (!strcmp(key, "qpn") || !strcmp(key, "rqpn")) {
+		if (num(v, 0, 0xffffff, &a, err, len))
+			return -1;
+		if (key[0] == 'q') {
+			r->qpn = (uint32_t)a;
+			r->has_qpn = true;
+		} else {
+			r->rqpn = (uint32_t)a;
+			r->has_rqpn = true;
+		}
+	} else if (!strcmp(key, "peer")) {
+		struct in_addr v4;
+
+		memset(&r->peer, 0, sizeof(r->peer));
+		if (inet_pton(AF_INET, v, &v4) == 1) {
+			r->peer.s6_addr[10] = 0xff;
+			r->peer.s6_addr[11] = 0xff;
+			memcpy(&r->peer.s6_addr[12], &v4, 4);
+		} else if (inet_pton(AF_INET6, v, &r->peer) != 1) {
+			return fail(err, len, "%s is not an IPv4 or IPv6 "
+				    "address", v);
+		}
+		r->has_peer = true;
+	} else if (!strcmp(key, "op")) {
+		return classes_of(v, &r->classes, err, len);
+	} else if (!strcmp(key, "psn")) {
+		if (range(v, 0, 0xffffff, &a, &b, err, len))
+			return -1;
+		r->psn_lo = (uint32_t)a;
+		r->psn_hi = (uint32_t)b;
+		r->has_psn = true;
+	} else if (!strcmp(key, "msg")) {
+		if (range(v, 1, UINT64_MAX, &a, &b, err, len))
+			return -1;
+		if (b < a)
+			return fail(err, len, "%s ends before it starts", v);
+		r->msg_lo = a;
+		r->msg_hi = b;
+	} else if (!strcmp(key, "every")) {
+		if (num(v, 1, UINT32_MAX, &a, err, len))
+			return -1;
+		r->every = (uint32_t)a;
+	} else if (!strcmp(key, "prob")) {
+		return probability(v, &r->prob_ppm, err, len);
+	} else if (!strcmp(key, "seed")) {
+		if (num(v, 0, UINT64_MAX, &r->seed, err, len))
+			return -1;
+		reseed(r);
+	} else if (!strcmp(key, "after")) {
+		return duration(v, &r->after_ns, err, len);
+	} else if (!strcmp(key, "for")) {
+		if (duration(v, &r->for_ns, err, len))
+			return -1;
+		if (!r->for_ns)
+			return fail(err, len, "a window of 0 matches nothing");
+	} else if (!strcmp(key, "count")) {
+		return num(v, 1, UINT64_MAX, &r->count, err, len);
+	} else if (!strcmp(key, "delay")) {
+		if (duration(v, &r->delay_ns, err, len))
+			return -1;
+		if (!r->delay_ns)
+			return fail(err, len, "a delay of 0 does nothing");
+	} else if (!strcmp(key, "hold")) {
+		if (num(v, 1, 1000, &a, err, len))
+			return -1;
+		r->reorder_n = (uint32_t)a;
+	} else if (!strcmp(key, "where")) {
+		if (!strcmp(v, "payload"))
+			r->corrupt_payload = true;
+		else if (!strcmp(v, "header"))
+			r->corrupt_payload = false;
+		else
+			return fail(err, len, "%s is not one of header, "
+				    "payload", v);
+	} else if (!strcmp(key, "keep")) {
+		if (num(v, 0, 65535, &a, err, len))
+			return -1;
+		r->keep = (uint32_t)a;
+	} else {
+		return fail(err, len, "unknown fault key (action, dir, device, "
+			    "port, qpn, rqpn, peer, op, psn, msg, every, prob, "
+			    "seed, after, for, count, delay, hold, where, "
+			    "keep)");
+	}
+	return 0;
+}
+
+int emu_fault_check(struct emu_fault_rule *r, char *err, size_t len)
+{
+	if (r->action == EMU_FAULT_NONE)
+		return fail(err, len, "no action (drop, duplicate, delay, "
+			    "reorder, corrupt, truncate)");
+	if (r->action == EMU_FAULT_DELAY && !r->delay_ns)
+		return fail(err, len, "delay needs delay=TIME");
+	if (r->action != EMU_FAULT_DELAY && r->delay_ns)
+		return fail(err, len, "delay= is for the delay action");
+	if (r->action == EMU_FAULT_REORDER && !r->reorder_n)
+		r->reorder_n = 1;
+	if (r->action != EMU_FAULT_REORDER && r->reorder_n)
+		return fail(err, len, "hold= is for the reorder action");
+	if (r->action != EMU_FAULT_TRUNCATE && r->keep)
+		return fail(err, len, "keep= is for the truncate action");
+	reseed(r);
+	r->matched = r->acted = r->seen = r->msgs = 0;
+	return 0;
+}
+
+/* One rule's text, s[0..n), whose first character is character base of
+ * the whole line (for messages). */
+static int parse_one(const char *s, size_t n, size_t base,
+		     struct emu_fault_rule *r, char *err, size_t len)
+{
+	char buf[512], why[160], *w, *eq, *save = NULL;
+	bool first = true;
+
+	if (n >= sizeof(buf))
+		return fail(err, len, "character %zu: rule too long", base);
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	emu_fault_rule_init(r, "env");
+	for (w = strtok_r(buf, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		size_t at = base + (size_t)(w - buf);
+
+		eq = strchr(w, '=');
+		/* The action is the one word that is not key=value. */
+		if (!eq && r->action == EMU_FAULT_NONE) {
+			if (emu_fault_set(r, "action", w, why, sizeof(why)))
+				return fail(err, len, "character %zu: %s", at,
+					    why);
+		} else if (!eq) {
+			return fail(err, len, "character %zu: %s is not "
+				    "key=value", at, w);
+		} else {
+			*eq = '\0';
+			if (!strcmp(w, "name")) {
+				snprintf(r->name, sizeof(r->name), "%s",
+					 eq + 1);
+			} else if (emu_fault_set(r, w, eq + 1, why,
+						 sizeof(why))) {
+				return fail(err, len, "character %zu: %s: %s",
+					    at, w, why);
+			}
+		}
+		first = false;
+	}
+	if (first)
+		return fail(err, len, "character %zu: empty rule", base);
+	if (emu_fault_check(r, why, sizeof(why)))
+		return fail(err, len, "character %zu: %s", base, why);
+	return 0;
+}
+
+int emu_fault_parse(const char *s, struct emu_fault_rule *out,
+		    unsigned int max, unsigned int *n, char *err,
+		    size_t errlen)
+{
+	const char *p = s, *end;
+	unsigned int k = 0;
+
+	*n = 0;
+	while (*p) {
+		end = strchr(p, ';');
+		if (!end)
+			end = p + strlen(p);
+		/* Spaces alone between separators are no rule. */
+		if (strspn(p, " \t\n") < (size_t)(end - p)) {
+			if (k == max)
+				return fail(err, errlen, "character %zu: more "
+					    "than %u rules", (size_t)(p - s) +
+					    strspn(p, " \t\n") + 1, max);
+			if (parse_one(p, (size_t)(end - p),
+				      (size_t)(p - s) + 1, &out[k], err,
+				      errlen))
+				return -1;
+			k++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	*n = k;
+	return 0;
+}
+
+void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned int i;
+	bool sep = false;
+
+#define PUT(...)                                                        \
+	do {                                                            \
+		if (at < len)                                           \
+			at += (size_t)snprintf(buf + at, len - at,      \
+					       __VA_ARGS__);            \
+	} while (0)
+	PUT("%s: %s", r->name, r->action < NACTIONS && actions[r->action] ?
+	    actions[r->action] : "?");
+	if (r->dirs != (EMU_FAULT_TX | EMU_FAULT_RX))
+		PUT(" dir=%s", r->dirs == EMU_FAULT_TX ? "tx" : "rx");
+	if (r->device[0])
+		PUT(" device=%s", r->device);
+	if (r->port)
+		PUT(" port=%u", r->port);
+	if (r->has_qpn)
+		PUT(" qpn=0x%x", r->qpn);
+	if (r->has_rqpn)
+		PUT(" rqpn=0x%x", r->rqpn);
+	if (r->has_peer) {
+		char a[INET6_ADDRSTRLEN];
+
+		if (IN6_IS_ADDR_V4MAPPED(&r->peer))
+			inet_ntop(AF_INET, &r->peer.s6_addr[12], a, sizeof(a));
+		else
+			inet_ntop(AF_INET6, &r->peer, a, sizeof(a));
+		PUT(" peer=%s", a);
+	}
+	if (r->classes) {
+		PUT(" op=");
+		for (i = 0; i < NCLASSES; i++)
+			if (r->classes & classes[i].bit) {
+				PUT("%s%s", sep ? "," : "", classes[i].name);
+				sep = true;
+			}
+	}
+	if (r->has_psn)
+		PUT(" psn=%u-%u", r->psn_lo, r->psn_hi);
+	if (r->msg_lo)
+		PUT(" msg=%llu-%llu", (unsigned long long)r->msg_lo,
+		    (unsigned long long)r->msg_hi);
+	if (r->every)
+		PUT(" every=%u", r->every);
+	if (r->prob_ppm != PPM)
+		PUT(" prob=%.6f seed=%llu", (double)r->prob_ppm / PPM,
+		    (unsigned long long)r->seed);
+	if (r->after_ns)
+		PUT(" after=%lluns", (unsigned long long)r->after_ns);
+	if (r->for_ns)
+		PUT(" for=%lluns", (unsigned long long)r->for_ns);
+	if (r->count)
+		PUT(" count=%llu", (unsigned long long)r->count);
+	if (r->delay_ns)
+		PUT(" delay=%lluns", (unsigned long long)r->delay_ns);
+	if (r->reorder_n)
+		PUT(" hold=%u", r->reorder_n);
+	if (r->action == EMU_FAULT_CORRUPT)
+		PUT(" where=%s", r->corrupt_payload ? "payload" : "header");
+	if (r->action == EMU_FAULT_TRUNCATE)
+		PUT(" keep=%u", r->keep);
+	PUT(" (matched %llu, acted %llu)", (unsigned long long)r->matched,
+	    (unsigned long long)r->acted);
+#undef PUT
+}
+
+uint32_t emu_fault_class_of(const uint8_t *bth, uint32_t len)
+{
+	uint8_t op;
+	uint32_t f;
+
+	if (len < WIRE_BTH_LEN)
+		return EMU_FC_OTHER;
+	op = bth_opcode(bth);
+	f = wire_opcode(op)->flags;
+	if (f & WIRE_F_CNP)
+		return EMU_FC_CNP;
+	if (bth_qpn(bth) == 1)
+		return EMU_FC_CM;
+	if (f & WIRE_F_ATOMIC)
+		return EMU_FC_ATOMIC;
+	if (f & WIRE_F_ACK) {
+		if (len < WIRE_BTH_LEN + WIRE_AETH_LEN)
+			return EMU_FC_OTHER;
+		return aeth_syn_kind(aeth_syndrome(bth)) == AETH_ACK ?
+		       EMU_FC_ACK : EMU_FC_NAK;
+	}
+	if (f & WIRE_F_READ)
+		return f & WIRE_F_REQ ? EMU_FC_READ_REQ : EMU_FC_READ_RESP;
+	if (f & WIRE_F_WRITE)
+		return EMU_FC_WRITE;
+	if (f & WIRE_F_SEND)
+		return EMU_FC_SEND;
+	return EMU_FC_OTHER;
+}
+
+static bool psn_in(const struct emu_fault_rule *r, uint32_t psn)
+{
+	if (r->psn_lo <= r->psn_hi)
+		return psn >= r->psn_lo && psn <= r->psn_hi;
+	return psn >= r->psn_lo || psn <= r->psn_hi;	/* wraps */
+}
+
+bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
+{
+	uint32_t f = 0;
+
+	if (!(r->dirs & p->dir) || (r->port && r->port != p->port))
+		return false;
+	if (r->has_qpn && r->qpn != p->qpn)
+		return false;
+	if (r->has_rqpn && r->rqpn != p->rqpn)
+		return false;
+	if (r->has_peer &&
+	    (!p->peer || memcmp(&r->peer, p->peer, sizeof(r->peer))))
+		return false;
+	if (r->classes && !(r->classes & emu_fault_class_of(p->bth, p->len)))
+		return false;
+	if (p->len >= WIRE_BTH_LEN)
+		f = wire_opcode(bth_opcode(p->bth))->flags;
+	if (r->has_psn && (p->len < WIRE_BTH_LEN || !psn_in(r, bth_psn(p->bth))))
+		return false;
+	if (p->since_ns < r->after_ns ||
+	    (r->for_ns && p->since_ns - r->after_ns >= r->for_ns))
+		return false;
+	if (r->msg_lo) {
+		/* A message starts with a FIRST or ONLY packet; a packet
+		 * that is no part of one (an ACK) is one by itself. */
+		if ((f & WIRE_F_FIRST) || !(f & (WIRE_F_MIDDLE | WIRE_F_LAST)))
+			r->msgs++;
+		if (r->msgs < r->msg_lo || r->msgs > r->msg_hi)
+			return false;
+	}
+	r->matched++;
+	if (r->every > 1 && ++r->seen % r->every)
+		return false;
+	if (r->prob_ppm < PPM && emu_rand_next(&r->rng) % PPM >= r->prob_ppm)
+		return false;
+	if (r->count && r->acted >= r->count)
+		return false;
+	r->acted++;
+	return true;
+}
+
+void emu_fault_corrupt(struct emu_fault_rule *r, uint8_t *bth, uint32_t len)
+{
+	uint32_t hdr = WIRE_BTH_LEN, lo = 0, n;
+	uint64_t bit;
+
+	if (len <= ICRC_LEN)
+		return;
+	if (len >= WIRE_BTH_LEN && wire_op_valid(bth_opcode(bth)))
+		hdr = wire_op_hdr_len(bth_opcode(bth));
+	if (hdr > len - ICRC_LEN)
+		hdr = len - ICRC_LEN;
+	n = hdr;
+	if (r->corrupt_payload && len - ICRC_LEN > hdr) {
+		lo = hdr;
+		n = len - ICRC_LEN - hdr;
+	}
+	bit = emu_rand_next(&r->rng) % ((uint64_t)n * 8);
+	bth[lo + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+}
