@@ -588,6 +588,35 @@ static int find_port_key(const char *name)
 	return -1;
 }
 
+int emu_port_config_set_live(struct emu_port_config *port, const char *key,
+			     const char *v, char *err, size_t errlen)
+{
+	char why[MSG_LEN];
+	int k = find_port_key(key);
+
+	switch (k) {
+	case PK_STATE:
+	case PK_SPEED:
+	case PK_WIDTH:
+	case PK_LATENCY_US:
+	case PK_JITTER_US:
+	case PK_JITTER:
+	case PK_LINK_SEED:
+		if (port_set(port, (enum port_key)k, v, why)) {
+			snprintf(err, errlen, "%s: %s", key, why);
+			return -1;
+		}
+		return 0;
+	default:
+		snprintf(err, errlen, "%s: %s", key,
+			 k < 0 ? "unknown port key" :
+				 "not one that changes at run time (state, "
+				 "speed, width, latency_us, jitter_us, jitter, "
+				 "link_seed)");
+		return -1;
+	}
+}
+
 /* ---- the file parser -------------------------------------------------- */
 
 enum sect_kind { SECT_NONE, SECT_DEVICE, SECT_PORT, SECT_FAULT, SECT_IGNORED };
@@ -714,7 +743,8 @@ static void end_section(struct parser *p)
 	} else if (p->kind == SECT_FAULT) {
 		char err[MSG_LEN];
 
-		if (!p->sect_bad && emu_fault_check(p->fault, err, sizeof(err))) {
+		if (!p->sect_bad &&
+		    emu_fault_check(p->fault, err, sizeof(err))) {
 			report(p, p->sect_line, p->sect, "%s", err);
 			p->sect_bad = true;
 		}

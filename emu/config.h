@@ -105,6 +105,11 @@ int emu_config_parse_file(struct emu_config *cfg, const char *path,
 int emu_config_parse_string(struct emu_config *cfg, const char *text,
 			    const char *name, FILE *errf);
 
+/* One key of a running port (state, speed, width, latency_us, jitter_us,
+ * jitter, link_seed) from its text: 0, or -1 with "key: why" in err. */
+int emu_port_config_set_live(struct emu_port_config *port, const char *key,
+			     const char *v, char *err, size_t errlen);
+
 /* Apply EMUVERBS_* environment overrides to every port of every device.
  * Returns the number of problems reported on errf. */
 int emu_config_apply_env(struct emu_config *cfg, FILE *errf);

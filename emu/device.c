@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "emu/device.h"
 #include "emu/inject.h"
@@ -554,5 +555,68 @@ int emu_port_set_state(struct emu_port *port, int ibv_port_state)
 	/* The view first: a program woken by the event reads the new state. */
 	emu_sysview_refresh(port->dev);
 	emu_device_broadcast(port->dev, &ev);
+	return 0;
+}
+
+struct change_call {
+	struct emu_port *port;
+	const struct emu_port_config *cfg;
+};
+
+static void do_change(void *arg)
+{
+	struct change_call *c = arg;
+	struct emu_port *port = c->port;
+	struct emu_tport *tp = &emu_transport_of(port->dev)->ports[port->num -
+								    1];
+
+	port->cfg.speed = c->cfg->speed;
+	port->cfg.width = c->cfg->width;
+	port->cfg.latency_us = c->cfg->latency_us;
+	port->cfg.jitter_us = c->cfg->jitter_us;
+	port->cfg.jitter = c->cfg->jitter;
+	port->cfg.link_seed = c->cfg->link_seed;
+	if (tp->open)
+		emu_transport_link_config(tp);
+}
+
+int emu_port_change(struct emu_port *port, const char *settings, char *err,
+		    size_t errlen)
+{
+	struct emu_port_config cfg = port->cfg;
+	struct change_call c = { port, &cfg };
+	char buf[256], *w, *eq, *save = NULL;
+	bool state_set = false;
+	int state;
+
+	if (strlen(settings) >= sizeof(buf)) {
+		snprintf(err, errlen, "too long");
+		return EINVAL;
+	}
+	strcpy(buf, settings);
+	cfg.active = atomic_load(&port->state) == IBV_PORT_ACTIVE;
+	/* All or nothing: every key is checked before anything changes. */
+	for (w = strtok_r(buf, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		eq = strchr(w, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s is not key=value", w);
+			return EINVAL;
+		}
+		*eq = '\0';
+		if (emu_port_config_set_live(&cfg, w, eq + 1, err, errlen))
+			return EINVAL;
+		state_set |= !strcasecmp(w, "state");
+	}
+	emu_device_run(port->dev, do_change, &c);
+	/* The view first, then the event: a program woken by it reads the
+	 * new speed and state. */
+	emu_sysview_refresh(port->dev);
+	if (state_set) {
+		state = cfg.active ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+		emu_port_set_state(port, state);
+	}
+	if (err && errlen)
+		err[0] = '\0';
 	return 0;
 }

@@ -110,6 +110,13 @@ void emu_device_broadcast(struct emu_device *dev,
 /* Port state at run time: raises PORT_ACTIVE / PORT_ERR when it changes. */
 int emu_port_set_state(struct emu_port *port, int ibv_port_state);
 
+/* Change a running port: "key=value ..." of state, speed, width,
+ * latency_us, jitter_us, jitter and link_seed, all checked before any
+ * applies; queries, the pacer and the delay follow, and a state change
+ * raises PORT_ERR or PORT_ACTIVE. 0, or EINVAL with "key: why" in err. */
+int emu_port_change(struct emu_port *port, const char *settings, char *err,
+		    size_t errlen);
+
 /* A port's P_Key table as ibv_query_pkey reports it: the default
  * full-member key at index 0, every other slot empty. */
 static inline uint16_t emu_port_pkey(const struct emu_port *port,

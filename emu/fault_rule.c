@@ -517,7 +517,8 @@ bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 		return false;
 	if (p->len >= WIRE_BTH_LEN)
 		f = wire_opcode(bth_opcode(p->bth))->flags;
-	if (r->has_psn && (p->len < WIRE_BTH_LEN || !psn_in(r, bth_psn(p->bth))))
+	if (r->has_psn &&
+	    (p->len < WIRE_BTH_LEN || !psn_in(r, bth_psn(p->bth))))
 		return false;
 	if (p->since_ns < r->after_ns ||
 	    (r->for_ns && p->since_ns - r->after_ns >= r->for_ns))

@@ -69,7 +69,8 @@ void emu_inject_port_fini(struct emu_tport *tp)
 	struct emu_fault_port *f = &tp->faults;
 
 	if (f->timer_on)
-		ev_timer_stop(emu_engine_loop(tp->port->dev->engine), &f->timer);
+		ev_timer_stop(emu_engine_loop(tp->port->dev->engine),
+			      &f->timer);
 	f->timer_on = false;
 	free(f->held);
 	f->held = NULL;

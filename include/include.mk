@@ -6,5 +6,6 @@ emuinc_HEADERS += include/infiniband/verbs.h include/infiniband/verbs_api.h \
 # librdmacm's, beside them: $(includedir)/emuverbs/rdma.
 emurdma_HEADERS += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
 	include/rdma/rsocket.h
-# emuverbs' own: fault rules for a program's tests, as <emuverbs/fault.h>.
-emuext_HEADERS += include/emuverbs/fault.h
+# emuverbs' own: fault rules and a running port's link for a program's
+# tests, as <emuverbs/fault.h> and <emuverbs/port.h>.
+emuext_HEADERS += include/emuverbs/fault.h include/emuverbs/port.h

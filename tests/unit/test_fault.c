@@ -373,7 +373,8 @@ START_TEST(t_format)
 
 	emu_fault_format(&r, line, sizeof(line));
 	ck_assert_msg(strstr(line, "r1: reorder dir=rx op=write,ack psn=1-9 "
-			      "prob=0.500000 seed=4") && strstr(line, "hold=3") &&
+			      "prob=0.500000 seed=4") &&
+		      strstr(line, "hold=3") &&
 		      strstr(line, "(matched 0, acted 0)"), "%s", line);
 	/* What it prints parses back to the same rule. */
 	*strstr(line, " (matched") = '\0';

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 #include <emuverbs/fault.h>
+#include <emuverbs/port.h>
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -1334,6 +1335,76 @@ START_TEST(t_fault_api)
 }
 END_TEST
 
+/*
+ * A running port's link through the C API: a bad setting changes nothing
+ * and says why; speed and width show in the queries; down stops the
+ * traffic with PORT_ERR, up resumes it with PORT_ACTIVE and the request
+ * posted meanwhile completes.
+ */
+START_TEST(t_port_set)
+{
+	struct ibv_async_event ev;
+	struct ibv_port_attr pa;
+	struct ibv_wc wc;
+	uint64_t speed;
+	char err[200];
+	struct fx f;
+
+	fx_pair(&f, IBV_QPT_RC);
+	ck_assert_int_eq(ibv_query_port_speed(f.ctx, 1, &speed), 0);
+	ck_assert_uint_eq(speed, 1000);			/* 4x EDR */
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "width=1x speed=FAST",
+					   err, sizeof(err)), EINVAL);
+	ck_assert_msg(strstr(err, "speed: FAST is not one of"), "%s", err);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "mtu=1024", err,
+					   sizeof(err)), EINVAL);
+	ck_assert_msg(strstr(err, "mtu: not one that changes at run time"),
+		      "%s", err);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 9, "speed=SDR", NULL, 0),
+			 EINVAL);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed", NULL, 0),
+			 EINVAL);
+	ck_assert_int_eq(ibv_query_port_speed(f.ctx, 1, &speed), 0);
+	ck_assert_uint_eq(speed, 1000);			/* all or nothing */
+
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=SDR width=1x "
+					   "latency_us=100", err,
+					   sizeof(err)), 0);
+	ck_assert_int_eq(ibv_query_port_speed(f.ctx, 1, &speed), 0);
+	ck_assert_uint_eq(speed, 25);
+	ck_assert_int_eq(ibv_query_port(f.ctx, 1, &pa), 0);
+	ck_assert_uint_eq(pa.active_speed, 1);		/* SDR */
+	ck_assert_uint_eq(pa.active_width, 1);		/* 1x */
+
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "state=down", NULL, 0),
+			 0);
+	ck_assert(get_event(f.ctx, &ev, 1000));
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ERR);
+	ibv_ack_async_event(&ev);
+	ck_assert_int_eq(ibv_query_port(f.ctx, 1, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_DOWN);
+	post_recv(&f.b, 1, f.b.buf, 4096);
+	fill(f.a.buf, 2000, 3);
+	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 2, f.a.buf, 2000, 0, 0),
+			 0);
+	expect_no_wc(f.b.cq, 150);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "state=active "
+					   "latency_us=0 speed=EDR width=4x",
+					   NULL, 0), 0);
+	ck_assert(get_event(f.ctx, &ev, 1000));
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+	ibv_ack_async_event(&ev);
+	wait_wc(f.b.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert(!memcmp(f.a.buf, f.b.buf, 2000));
+	wait_wc(f.a.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_query_port_speed(f.ctx, 1, &speed), 0);
+	ck_assert_uint_eq(speed, 1000);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_suite(void)
 {
 	Suite *s = suite_create("qp");
@@ -1350,6 +1421,7 @@ static Suite *qp_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(td, t_rc_send);
 	tcase_add_test(td, t_fault_api);
+	tcase_add_test(td, t_port_set);
 	tcase_add_test(td, t_rc_send_inline_multi_sge);
 	tcase_add_test(td, t_rc_write_read);
 	tcase_add_test(td, t_rc_atomics);
