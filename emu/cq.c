@@ -257,6 +257,19 @@ static void raise_cq_err(struct emu_cq *cq)
 	}
 }
 
+void emu_cq_fail(struct emu_cq *cq)
+{
+	pthread_spin_lock(&cq->plock);
+	if (atomic_load(&cq->error)) {
+		pthread_spin_unlock(&cq->plock);
+		return;
+	}
+	atomic_store_explicit(&cq->error, true, memory_order_release);
+	cq->armed = EMU_CQ_DISARMED;
+	pthread_spin_unlock(&cq->plock);
+	raise_cq_err(cq);
+}
+
 /* ---- producer --------------------------------------------------------- */
 
 int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited)

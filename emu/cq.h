@@ -148,6 +148,10 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe);
 int emu_cq_poll(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int emu_cq_req_notify(struct ibv_cq *cq, int solicited_only);
 
+/* Put the CQ in the error state an overrun leaves it in, raising
+ * IBV_EVENT_CQ_ERR (an injected fault; nothing if it is in error). */
+void emu_cq_fail(struct emu_cq *cq);
+
 /* Completions queued now (a snapshot) and whether the CQ overran. */
 uint32_t emu_cq_count(struct emu_cq *cq);
 bool emu_cq_in_error(struct emu_cq *cq);

@@ -71,9 +71,8 @@ static uint32_t ifindex_of_addr(const struct in6_addr *a)
 	return idx;
 }
 
-static void gid_changed(void *arg)
+void emu_port_gid_changed(struct emu_port *port)
 {
-	struct emu_port *port = arg;
 	struct ibv_async_event ev = {
 		.element.port_num = (int)port->num,
 		.event_type = IBV_EVENT_GID_CHANGE,
@@ -81,6 +80,12 @@ static void gid_changed(void *arg)
 
 	emu_sysview_refresh(port->dev);
 	emu_device_broadcast(port->dev, &ev);
+}
+
+/* The netlink follower's callback. */
+static void gid_changed(void *arg)
+{
+	emu_port_gid_changed(arg);
 }
 
 /* Bytes a RoCEv2 packet adds around its payload at most: IPv6 (the larger

@@ -109,6 +109,8 @@ void emu_device_broadcast(struct emu_device *dev,
 
 /* Port state at run time: raises PORT_ACTIVE / PORT_ERR when it changes. */
 int emu_port_set_state(struct emu_port *port, int ibv_port_state);
+/* The port's GID table changed: the view, then IBV_EVENT_GID_CHANGE. */
+void emu_port_gid_changed(struct emu_port *port);
 
 /* Change a running port: "key=value ..." of state, speed, width,
  * latency_us, jitter_us, jitter and link_seed, all checked before any

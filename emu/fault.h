@@ -22,7 +22,18 @@ enum emu_fault_action {
 	EMU_FAULT_REORDER,	/* held until reorder_n more have passed */
 	EMU_FAULT_CORRUPT,	/* one bit flipped, in the headers or payload */
 	EMU_FAULT_TRUNCATE,	/* cut to keep bytes */
+	/* Scheduled events (at=): no packet matches them. */
+	EMU_FAULT_PORT_DOWN,
+	EMU_FAULT_PORT_UP,
+	EMU_FAULT_PORT_SPEED,	/* speed= and/or width= */
+	EMU_FAULT_GID_ADD,	/* gid=ADDRESS */
+	EMU_FAULT_GID_DEL,
+	EMU_FAULT_QP_FATAL,	/* qpn= */
+	EMU_FAULT_CQ_ERR,	/* qpn=: the QP's send CQ */
+	EMU_FAULT_SRQ_ERR,	/* srqn= */
 };
+
+#define EMU_FAULT_FIRST_EVENT	EMU_FAULT_PORT_DOWN
 
 #define EMU_FAULT_TX		(1u << 0)
 #define EMU_FAULT_RX		(1u << 1)
@@ -66,12 +77,23 @@ struct emu_fault_rule {
 	uint32_t reorder_n;
 	bool corrupt_payload;		/* else the headers */
 	uint32_t keep;			/* truncate: bytes kept */
+	/* Events: when (from the device's start), and what with. */
+	uint64_t at_ns;
+	bool has_at, has_srqn, has_gid, fired;
+	char speed[8], width[4];	/* port_speed, as the config says */
+	uint32_t srqn;
+	struct in6_addr gid;
 
 	/* Counted: packets that met every matcher, and what was done. */
 	uint64_t matched, acted;
 	/* State of every=, prob= and msg=. */
 	uint64_t rng, seen, msgs;
 };
+
+static inline bool emu_fault_is_event(const struct emu_fault_rule *r)
+{
+	return r->action >= EMU_FAULT_FIRST_EVENT;
+}
 
 /* An empty rule named name (no action yet: emu_fault_check says so). */
 void emu_fault_rule_init(struct emu_fault_rule *r, const char *name);

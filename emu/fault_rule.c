@@ -11,6 +11,7 @@
 
 #include "emu/fault.h"
 #include "emu/rand.h"
+#include "emu/speed.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
 #include "net/opcode.h"
@@ -24,6 +25,14 @@ static const char *const actions[] = {
 	[EMU_FAULT_REORDER] = "reorder",
 	[EMU_FAULT_CORRUPT] = "corrupt",
 	[EMU_FAULT_TRUNCATE] = "truncate",
+	[EMU_FAULT_PORT_DOWN] = "port_down",
+	[EMU_FAULT_PORT_UP] = "port_up",
+	[EMU_FAULT_PORT_SPEED] = "port_speed",
+	[EMU_FAULT_GID_ADD] = "gid_add",
+	[EMU_FAULT_GID_DEL] = "gid_del",
+	[EMU_FAULT_QP_FATAL] = "qp_fatal",
+	[EMU_FAULT_CQ_ERR] = "cq_err",
+	[EMU_FAULT_SRQ_ERR] = "srq_err",
 };
 
 #define NACTIONS (sizeof(actions) / sizeof(actions[0]))
@@ -117,6 +126,23 @@ static int duration(const char *v, uint64_t *ns, char *err, size_t len)
 		    "or s)", v);
 }
 
+/* An IPv4 (stored v4-mapped) or IPv6 address. */
+static int address(const char *v, struct in6_addr *a, char *err, size_t len)
+{
+	struct in_addr v4;
+
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, v, &v4) == 1) {
+		a->s6_addr[10] = 0xff;
+		a->s6_addr[11] = 0xff;
+		memcpy(&a->s6_addr[12], &v4, 4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, v, a) == 1)
+		return 0;
+	return fail(err, len, "%s is not an IPv4 or IPv6 address", v);
+}
+
 /* "A" or "A-B" within [lo, hi]. */
 static int range(const char *v, uint64_t lo, uint64_t hi, uint64_t *a,
 		 uint64_t *b, char *err, size_t len)
@@ -189,7 +215,9 @@ int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
 		if (i == NACTIONS)
 			return fail(err, len, "%s is not one of drop, "
 				    "duplicate, delay, reorder, corrupt, "
-				    "truncate", v);
+				    "truncate, port_down, port_up, "
+				    "port_speed, gid_add, gid_del, qp_fatal, "
+				    "cq_err, srq_err", v);
 		r->action = (enum emu_fault_action)i;
 	} else if (!strcmp(key, "dir")) {
 		if (!strcmp(v, "tx"))
@@ -220,19 +248,38 @@ int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
 			r->rqpn = (uint32_t)a;
 			r->has_rqpn = true;
 		}
-	} else if (!strcmp(key, "peer")) {
-		struct in_addr v4;
+	} else if (!strcmp(key, "peer") || !strcmp(key, "gid")) {
+		struct in6_addr *addr = key[0] == 'p' ? &r->peer : &r->gid;
 
-		memset(&r->peer, 0, sizeof(r->peer));
-		if (inet_pton(AF_INET, v, &v4) == 1) {
-			r->peer.s6_addr[10] = 0xff;
-			r->peer.s6_addr[11] = 0xff;
-			memcpy(&r->peer.s6_addr[12], &v4, 4);
-		} else if (inet_pton(AF_INET6, v, &r->peer) != 1) {
-			return fail(err, len, "%s is not an IPv4 or IPv6 "
-				    "address", v);
-		}
-		r->has_peer = true;
+		if (address(v, addr, err, len))
+			return -1;
+		if (key[0] == 'p')
+			r->has_peer = true;
+		else
+			r->has_gid = true;
+	} else if (!strcmp(key, "at")) {
+		if (duration(v, &r->at_ns, err, len))
+			return -1;
+		r->has_at = true;
+	} else if (!strcmp(key, "speed")) {
+		enum emu_speed sp;
+
+		if (emu_speed_parse(v, &sp))
+			return fail(err, len, "%s is not one of SDR, DDR, QDR, "
+				    "FDR10, FDR, EDR, HDR, NDR, XDR", v);
+		snprintf(r->speed, sizeof(r->speed), "%s", v);
+	} else if (!strcmp(key, "width")) {
+		enum emu_width w;
+
+		if (emu_width_parse(v, &w))
+			return fail(err, len, "%s is not one of 1x, 2x, 4x, "
+				    "8x, 12x", v);
+		snprintf(r->width, sizeof(r->width), "%s", v);
+	} else if (!strcmp(key, "srqn")) {
+		if (num(v, 0, 0xffffff, &a, err, len))
+			return -1;
+		r->srqn = (uint32_t)a;
+		r->has_srqn = true;
 	} else if (!strcmp(key, "op")) {
 		return classes_of(v, &r->classes, err, len);
 	} else if (!strcmp(key, "psn")) {
@@ -292,8 +339,42 @@ int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
 		return fail(err, len, "unknown fault key (action, dir, device, "
 			    "port, qpn, rqpn, peer, op, psn, msg, every, prob, "
 			    "seed, after, for, count, delay, hold, where, "
-			    "keep)");
+			    "keep, at, speed, width, gid, srqn)");
 	}
+	return 0;
+}
+
+/* What an event needs, and the packet matchers it must not have. */
+static int check_event(struct emu_fault_rule *r, char *err, size_t len)
+{
+	enum emu_fault_action a = r->action;
+
+	if (!r->has_at)
+		return fail(err, len, "%s needs at=TIME", actions[a]);
+	if (r->has_peer || r->has_rqpn || r->has_psn || r->classes ||
+	    r->msg_lo || r->every || r->prob_ppm != PPM || r->after_ns ||
+	    r->for_ns || r->count || r->dirs != (EMU_FAULT_TX | EMU_FAULT_RX))
+		return fail(err, len, "%s is an event: it takes at=, port=, "
+			    "device= and its own keys, not packet matchers",
+			    actions[a]);
+	if ((a == EMU_FAULT_QP_FATAL || a == EMU_FAULT_CQ_ERR) &&
+	    !r->has_qpn)
+		return fail(err, len, "%s needs qpn=", actions[a]);
+	if (a != EMU_FAULT_QP_FATAL && a != EMU_FAULT_CQ_ERR && r->has_qpn)
+		return fail(err, len, "qpn= is for qp_fatal and cq_err");
+	if ((a == EMU_FAULT_SRQ_ERR) != r->has_srqn)
+		return fail(err, len, a == EMU_FAULT_SRQ_ERR ?
+			    "srq_err needs srqn=" :
+			    "srqn= is for srq_err");
+	if ((a == EMU_FAULT_GID_ADD || a == EMU_FAULT_GID_DEL) != r->has_gid)
+		return fail(err, len, r->has_gid ? "gid= is for gid_add and "
+			    "gid_del" : "%s needs gid=ADDRESS", actions[a]);
+	if ((a == EMU_FAULT_PORT_SPEED) != (r->speed[0] || r->width[0]))
+		return fail(err, len, a == EMU_FAULT_PORT_SPEED ?
+			    "port_speed needs speed= or width=" :
+			    "speed= and width= are for port_speed");
+	if (!r->port)
+		r->port = 1;
 	return 0;
 }
 
@@ -301,7 +382,21 @@ int emu_fault_check(struct emu_fault_rule *r, char *err, size_t len)
 {
 	if (r->action == EMU_FAULT_NONE)
 		return fail(err, len, "no action (drop, duplicate, delay, "
-			    "reorder, corrupt, truncate)");
+			    "reorder, corrupt, truncate, or an event)");
+	if (emu_fault_is_event(r)) {
+		if (r->delay_ns || r->reorder_n || r->keep)
+			return fail(err, len, "delay=, hold= and keep= are "
+				    "for packet rules");
+		if (check_event(r, err, len))
+			return -1;
+		r->matched = r->acted = 0;
+		r->fired = false;
+		return 0;
+	}
+	if (r->has_at || r->has_gid || r->has_srqn || r->speed[0] ||
+	    r->width[0])
+		return fail(err, len, "at=, gid=, srqn=, speed= and width= "
+			    "are for events");
 	if (r->action == EMU_FAULT_DELAY && !r->delay_ns)
 		return fail(err, len, "delay needs delay=TIME");
 	if (r->action != EMU_FAULT_DELAY && r->delay_ns)
@@ -393,8 +488,17 @@ int emu_fault_parse(const char *s, struct emu_fault_rule *out,
 	return 0;
 }
 
+/* An address as the grammar takes it: IPv4 dotted, IPv6 otherwise. */
+static const char *addr_str(const struct in6_addr *v, char *a, size_t len)
+{
+	if (IN6_IS_ADDR_V4MAPPED(v))
+		return inet_ntop(AF_INET, &v->s6_addr[12], a, (socklen_t)len);
+	return inet_ntop(AF_INET6, v, a, (socklen_t)len);
+}
+
 void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len)
 {
+	char a[INET6_ADDRSTRLEN];
 	size_t at = 0;
 	unsigned int i;
 	bool sep = false;
@@ -417,15 +521,8 @@ void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len)
 		PUT(" qpn=0x%x", r->qpn);
 	if (r->has_rqpn)
 		PUT(" rqpn=0x%x", r->rqpn);
-	if (r->has_peer) {
-		char a[INET6_ADDRSTRLEN];
-
-		if (IN6_IS_ADDR_V4MAPPED(&r->peer))
-			inet_ntop(AF_INET, &r->peer.s6_addr[12], a, sizeof(a));
-		else
-			inet_ntop(AF_INET6, &r->peer, a, sizeof(a));
-		PUT(" peer=%s", a);
-	}
+	if (r->has_peer)
+		PUT(" peer=%s", addr_str(&r->peer, a, sizeof(a)));
 	if (r->classes) {
 		PUT(" op=");
 		for (i = 0; i < NCLASSES; i++)
@@ -458,6 +555,16 @@ void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len)
 		PUT(" where=%s", r->corrupt_payload ? "payload" : "header");
 	if (r->action == EMU_FAULT_TRUNCATE)
 		PUT(" keep=%u", r->keep);
+	if (r->has_at)
+		PUT(" at=%lluns", (unsigned long long)r->at_ns);
+	if (r->speed[0])
+		PUT(" speed=%s", r->speed);
+	if (r->width[0])
+		PUT(" width=%s", r->width);
+	if (r->has_srqn)
+		PUT(" srqn=0x%x", r->srqn);
+	if (r->has_gid)
+		PUT(" gid=%s", addr_str(&r->gid, a, sizeof(a)));
 	PUT(" (matched %llu, acted %llu)", (unsigned long long)r->matched,
 	    (unsigned long long)r->acted);
 #undef PUT
@@ -504,7 +611,7 @@ bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 {
 	uint32_t f = 0;
 
-	if (!(r->dirs & p->dir) || (r->port && r->port != p->port))
+	if (emu_fault_is_event(r) || !(r->dirs & p->dir) || (r->port && r->port != p->port))
 		return false;
 	if (r->has_qpn && r->qpn != p->qpn)
 		return false;

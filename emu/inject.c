@@ -11,7 +11,9 @@
 #include "emu/engine.h"
 #include "emu/inject.h"
 #include "emu/log.h"
+#include "emu/cq.h"
 #include "emu/qp.h"
+#include "emu/srq.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -54,6 +56,134 @@ void emu_inject_init(struct emu_device *dev,
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
+/* ---- scheduled events --------------------------------------------------- */
+
+static void fire(struct emu_device *dev, struct emu_fault_rule *r)
+{
+	struct emu_port *port = emu_device_port(dev, r->port);
+	char what[64], why[128];
+	struct emu_qp *qp;
+	struct emu_srq *srq;
+	bool done = true;
+
+	if (!port) {
+		emu_log(EMU_LOG_XPORT, "fault %s: no port %u", r->name,
+			r->port);
+		return;
+	}
+	switch (r->action) {
+	case EMU_FAULT_PORT_DOWN:
+	case EMU_FAULT_PORT_UP:
+		emu_port_set_state(port, r->action == EMU_FAULT_PORT_UP ?
+					 IBV_PORT_ACTIVE : IBV_PORT_DOWN);
+		break;
+	case EMU_FAULT_PORT_SPEED:
+		snprintf(what, sizeof(what), "%s%s%s%s",
+			 r->speed[0] ? "speed=" : "", r->speed,
+			 r->width[0] ? " width=" : "", r->width);
+		done = !emu_port_change(port, what, why, sizeof(why));
+		break;
+	case EMU_FAULT_GID_ADD:
+	case EMU_FAULT_GID_DEL:
+		done = r->action == EMU_FAULT_GID_ADD ?
+		       emu_gid_table_add_addr(&port->gids, &r->gid, 0) :
+		       emu_gid_table_del_addr(&port->gids, &r->gid);
+		if (done)
+			emu_port_gid_changed(port);
+		break;
+	case EMU_FAULT_QP_FATAL:
+	case EMU_FAULT_CQ_ERR:
+		qp = emu_qp_lookup(dev, r->qpn);
+		done = qp != NULL;
+		if (qp && r->action == EMU_FAULT_QP_FATAL)
+			emu_qp_error(qp, IBV_EVENT_QP_FATAL);
+		else if (qp)
+			emu_cq_fail(qp->scq);
+		break;
+	case EMU_FAULT_SRQ_ERR:
+		srq = emu_srq_lookup(dev, r->srqn);
+		done = srq != NULL;
+		if (srq)
+			emu_srq_fail(srq);
+		break;
+	default:
+		return;
+	}
+	r->matched++;
+	r->acted += done;
+	emu_log(EMU_LOG_XPORT, "fault %s: %s", r->name,
+		done ? "done" : "nothing to do it to");
+}
+
+static void sched_arm(struct emu_fault_set *s)
+{
+	struct ev_loop *loop = emu_engine_loop(s->dev->engine);
+	uint64_t now = emu_now_ns(), due = 0, at;
+	unsigned int i;
+
+	if (s->sched_on)
+		ev_timer_stop(loop, &s->sched);
+	s->sched_on = false;
+	for (i = 0; i < s->n; i++) {
+		if (!emu_fault_is_event(&s->rule[i]) || s->rule[i].fired)
+			continue;
+		at = s->t0_ns + s->rule[i].at_ns;
+		if (!due || at < due)
+			due = at;
+	}
+	if (!due)
+		return;
+	emu_engine_will_start(s->dev->engine);
+	ev_timer_set(&s->sched, due > now ? (double)(due - now) / 1e9 : 0.,
+		     0.);
+	ev_timer_start(loop, &s->sched);
+	s->sched_on = true;
+}
+
+static void on_sched(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct emu_fault_set *s = w->data;
+	uint64_t now = emu_now_ns();
+	unsigned int i;
+
+	(void)loop;
+	(void)revents;
+	s->sched_on = false;
+	for (i = 0; i < s->n; i++) {
+		struct emu_fault_rule *r = &s->rule[i];
+
+		if (!emu_fault_is_event(r) || r->fired ||
+		    s->t0_ns + r->at_ns > now)
+			continue;
+		r->fired = true;
+		fire(s->dev, r);
+	}
+	emu_transport_flush(emu_transport_of(s->dev));
+	sched_arm(s);
+}
+
+void emu_inject_start(struct emu_device *dev)
+{
+	struct emu_fault_set *s = &emu_transport_of(dev)->faults;
+
+	s->dev = dev;
+	s->t0_ns = emu_now_ns();
+	ev_timer_init(&s->sched, on_sched, 0., 0.);
+	s->sched.data = s;
+	s->started = true;
+	sched_arm(s);
+}
+
+void emu_inject_stop(struct emu_device *dev)
+{
+	struct emu_fault_set *s = &emu_transport_of(dev)->faults;
+
+	if (s->sched_on)
+		ev_timer_stop(emu_engine_loop(dev->engine), &s->sched);
+	s->sched_on = false;
+	s->started = false;
+}
+
 void emu_inject_port_init(struct emu_tport *tp)
 {
 	struct emu_fault_port *f = &tp->faults;
@@ -61,7 +191,6 @@ void emu_inject_port_init(struct emu_tport *tp)
 	memset(f, 0, sizeof(*f));
 	ev_timer_init(&f->timer, on_timer, 0., 0.);
 	f->timer.data = tp;
-	set_of(tp)->t0_ns = emu_now_ns();
 }
 
 void emu_inject_port_fini(struct emu_tport *tp)
@@ -424,6 +553,8 @@ static void do_add(void *arg)
 	}
 	for (i = 0; i < n; i++)
 		s->rule[s->n++] = tmp[i];
+	if (s->started)
+		sched_arm(s);
 	c->rc = 0;
 }
 

@@ -21,7 +21,11 @@ struct emu_fault_set {
 	struct emu_fault_rule rule[EMU_FAULT_MAX];
 	unsigned int n;
 	uint64_t t0_ns;			/* when the device's engine started:
-					 * after= and for= count from it */
+					 * after=, for= and at= count from it */
+	/* The next scheduled event (port, GID, QP/CQ/SRQ error) is due. */
+	ev_timer sched;
+	bool sched_on, started;
+	struct emu_device *dev;
 };
 
 /* Packets held by delay and reorder rules, per port. */
@@ -41,6 +45,11 @@ struct emu_fault_port {
  * EMUVERBS_FAULT), those for dev: all without device=, else by name. */
 void emu_inject_init(struct emu_device *dev,
 		     const struct emu_fault_rule *rules, unsigned int n);
+/* With the transport, on the engine thread: events start counting their
+ * at= from here; stop cancels those not yet due. */
+void emu_inject_start(struct emu_device *dev);
+void emu_inject_stop(struct emu_device *dev);
+
 /* Per port, with the transport (engine thread); fini drops what is held. */
 void emu_inject_port_init(struct emu_tport *tp);
 void emu_inject_port_fini(struct emu_tport *tp);

@@ -304,6 +304,17 @@ static void limit_event(struct emu_srq *srq)
 		srq->events_raised++;
 }
 
+void emu_srq_fail(struct emu_srq *srq)
+{
+	struct ibv_async_event ev = {
+		.element.srq = &srq->ibv,
+		.event_type = IBV_EVENT_SRQ_ERR,
+	};
+
+	if (!emu_async_push(&srq->ctx->async, &ev))
+		srq->events_raised++;
+}
+
 bool emu_srq_has_wqe(struct emu_srq *srq)
 {
 	return atomic_load_explicit(&srq->rq.cons, memory_order_relaxed) !=

@@ -129,6 +129,10 @@ static inline struct emu_srq *emu_srq_lookup(struct emu_device *dev,
 {
 	return emu_numtab_lookup(&dev->srqs, srqn);
 }
+
+/* IBV_EVENT_SRQ_ERR on the SRQ's context (an injected fault; engine). */
+void emu_srq_fail(struct emu_srq *srq);
+
 /* Take the oldest WQE into dst (emu_srq_wqe_size(srq->max_sge) bytes):
  * false when the SRQ is empty. Raises IBV_EVENT_SRQ_LIMIT_REACHED when
  * this leaves fewer WQEs than an armed limit, and disarms it. */

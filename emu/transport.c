@@ -199,6 +199,11 @@ void emu_transport_link_config(struct emu_tport *tp)
 	emu_link_configure(&tp->link, &lc);
 }
 
+static void inject_start(void *dev)
+{
+	emu_inject_start(dev);
+}
+
 int emu_transport_start(struct emu_device *dev)
 {
 	struct emu_transport *t = emu_transport_of(dev);
@@ -251,6 +256,7 @@ int emu_transport_start(struct emu_device *dev)
 			return -ENOMEM;
 		}
 	}
+	emu_engine_call(dev->engine, inject_start, dev);
 	return 0;
 }
 
@@ -262,6 +268,7 @@ static void do_stop(void *arg)
 	struct emu_transport *t = emu_transport_of(dev);
 	uint32_t i;
 
+	emu_inject_stop(dev);
 	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];

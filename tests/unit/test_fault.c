@@ -83,6 +83,17 @@ START_TEST(t_grammar)
 	r = one("duplicate op=cm dir=both psn=16777215-1");
 	ck_assert(r.psn_lo == 0xffffff && r.psn_hi == 1);
 
+	r = one("port_speed at=2s speed=HDR width=2x port=2");
+	ck_assert(emu_fault_is_event(&r));
+	ck_assert_uint_eq(r.at_ns, 2000000000ull);
+	ck_assert_str_eq(r.speed, "HDR");
+	ck_assert_str_eq(r.width, "2x");
+	ck_assert_uint_eq(r.port, 2);
+	r = one("gid_add gid=127.0.0.9 at=0ms");
+	ck_assert(r.has_gid && r.port == 1);	/* port 1 by default */
+	r = one("srq_err srqn=0x41 at=1us");
+	ck_assert(r.has_srqn && r.srqn == 0x41);
+
 	/* Several, with empty ones between. */
 	ck_assert(!emu_fault_parse("drop every=3; ;duplicate;", rs, 4, &n,
 				   err, sizeof(err)));
@@ -125,6 +136,18 @@ START_TEST(t_refusals)
 	refused("reorder hold=0", "hold: 0 is out of range");
 	refused("drop keep=10", "keep= is for the truncate action");
 	refused("corrupt where=tail", "where: tail is not one of header");
+	refused("port_down", "port_down needs at=TIME");
+	refused("port_down at=1ms prob=0.5", "port_down is an event");
+	refused("qp_fatal at=1ms", "qp_fatal needs qpn=");
+	refused("port_up at=1ms qpn=3", "qpn= is for qp_fatal and cq_err");
+	refused("srq_err at=1ms", "srq_err needs srqn=");
+	refused("gid_del at=1ms", "gid_del needs gid=ADDRESS");
+	refused("port_speed at=1ms", "port_speed needs speed= or width=");
+	refused("port_speed at=1ms speed=FAST", "speed: FAST is not one of");
+	refused("port_up at=1ms width=3x", "width: 3x is not one of");
+	refused("drop at=1s", "at=, gid=, srqn=, speed= and width= are for "
+		"events");
+	refused("port_down at=1ms delay=1ms", "are for packet rules");
 	refused("drop; drop; dup", "character 13: dup is not one of");
 	/* Nothing is kept of a line with one bad rule. */
 	ck_assert(emu_fault_parse("drop; bad", rs, 2, &n, err, sizeof(err)));
@@ -242,6 +265,9 @@ START_TEST(t_matchers)
 	ck_assert(!acts("drop rqpn=0x22", &s));
 	s.p.peer = NULL;
 	ck_assert(!acts("drop peer=127.0.0.2", &s));
+	/* An event never matches a packet. */
+	s.p.peer = &s.peer;
+	ck_assert(!acts("port_down at=0ms", &s));
 }
 END_TEST
 

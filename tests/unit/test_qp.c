@@ -2,6 +2,7 @@
  * query, destroy, posting rules, flush, and RC/UC/UD data on one device. */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1405,6 +1406,89 @@ START_TEST(t_port_set)
 }
 END_TEST
 
+/*
+ * Scheduled events as rules: at= from the device's start, in rule order
+ * when due together. The port goes down (PORT_ERR) and later up
+ * (PORT_ACTIVE), a GID is added (GID_CHANGE, and it is in the table), a
+ * QP dies (QP_FATAL, in ERR), a CQ fails (CQ_ERR), an XRC SRQ reports
+ * SRQ_ERR; each rule counts that it acted.
+ */
+START_TEST(t_fault_events)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC,
+	};
+	enum ibv_event_type want[] = {
+		IBV_EVENT_PORT_ERR, IBV_EVENT_GID_CHANGE, IBV_EVENT_QP_FATAL,
+		IBV_EVENT_CQ_ERR, IBV_EVENT_SRQ_ERR, IBV_EVENT_PORT_ACTIVE,
+	};
+	struct ibv_async_event ev;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	union ibv_gid gid;
+	char line[512], list[2048];
+	uint32_t srqn;
+	unsigned int i, k;
+	struct fx f;
+
+	fx_pair(&f, IBV_QPT_RC);
+	xrcd = ibv_open_xrcd(f.ctx, &xa);
+	ck_assert_ptr_nonnull(xrcd);
+	sa.pd = f.pd;
+	sa.xrcd = xrcd;
+	sa.cq = f.b.cq;
+	srq = ibv_create_srq_ex(f.ctx, &sa);
+	ck_assert_ptr_nonnull(srq);
+	ck_assert_int_eq(ibv_get_srq_num(srq, &srqn), 0);
+	snprintf(line, sizeof(line), "port_down at=0ms name=e; "
+		 "gid_add gid=127.77.0.1 at=0ms name=e; "
+		 "qp_fatal qpn=%u at=0ms name=e; cq_err qpn=%u at=0ms name=e; "
+		 "srq_err srqn=%u at=0ms name=e; port_up at=300ms name=e",
+		 f.a.qp->qp_num, f.b.qp->qp_num, srqn);
+	ck_assert_int_eq(emuverbs_fault_add(f.ctx, line, list, sizeof(list)),
+			 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert_msg(get_event(f.ctx, &ev, 3000), "event %u", i);
+		ck_assert_msg(ev.event_type == want[i], "event %u is %s", i,
+			      ibv_event_type_str(ev.event_type));
+		if (ev.event_type == IBV_EVENT_QP_FATAL)
+			ck_assert_ptr_eq(ev.element.qp, f.a.qp);
+		if (ev.event_type == IBV_EVENT_CQ_ERR)
+			ck_assert_ptr_eq(ev.element.cq, f.b.cq);
+		if (ev.event_type == IBV_EVENT_SRQ_ERR)
+			ck_assert_ptr_eq(ev.element.srq, srq);
+		ibv_ack_async_event(&ev);
+	}
+	ck_assert_int_eq(ibv_query_qp(f.a.qp, &qa, IBV_QP_STATE, &qia), 0);
+	ck_assert_int_eq(qa.qp_state, IBV_QPS_ERR);
+	for (k = 0; k < 16; k++) {
+		if (ibv_query_gid(f.ctx, 1, (int)k, &gid))
+			continue;
+		if (gid.raw[10] == 0xff && gid.raw[12] == 127 &&
+		    gid.raw[13] == 77 && gid.raw[15] == 1)
+			break;
+	}
+	ck_assert_uint_lt(k, 16);
+	ck_assert_int_gt(emuverbs_fault_list(f.ctx, list, sizeof(list)), 0);
+	for (i = 0, k = 0; strstr(list + k, "acted 1)"); i++)
+		k = (unsigned int)(strstr(list + k, "acted 1)") - list) + 1;
+	ck_assert_msg(i == 6, "%s", list);
+	ck_assert_int_eq(emuverbs_fault_del(f.ctx, "e"), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_close_xrcd(xrcd), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_suite(void)
 {
 	Suite *s = suite_create("qp");
@@ -1422,6 +1506,7 @@ static Suite *qp_suite(void)
 	tcase_add_test(td, t_rc_send);
 	tcase_add_test(td, t_fault_api);
 	tcase_add_test(td, t_port_set);
+	tcase_add_test(td, t_fault_events);
 	tcase_add_test(td, t_rc_send_inline_multi_sge);
 	tcase_add_test(td, t_rc_write_read);
 	tcase_add_test(td, t_rc_atomics);
