@@ -452,8 +452,10 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 			aeth_init(buf, aeth_syn_ack(AETH_CREDITS_INVALID),
 				  qp->resp.msn);
 		/* Sent from the region itself, which cannot be deregistered
-		 * before the batch is flushed (emu/mr.c). */
-		piece = (struct iovec){ (uint8_t *)src + off, chunk };
+		 * before the batch is flushed (emu/mr.c). A zero-length READ
+		 * has no region behind it (src is NULL). */
+		piece = (struct iovec){ chunk ? (uint8_t *)src + off : NULL,
+					chunk };
 		emu_tx_packet_parts(qp, &qp->src, &qp->dest, buf,
 				    wire_op_hdr_len(op), &piece, chunk ? 1 : 0,
 				    chunk);

@@ -30,7 +30,7 @@ if ! "$cc" -g -O1 -fno-omit-frame-pointer \
 	-DEMU_SYSCONFDIR='"/nonexistent"' -I. -Iinclude \
 	$(pkg-config --cflags libnl-route-3.0 inih liburing) \
 	tests/fuzz/fuzz_rx.c net/*.c emu/*.c verbs/*.c \
-	$(pkg-config --libs libnl-route-3.0 inih liburing zlib) -lev -ldl \
+	$(pkg-config --libs libnl-route-3.0 inih liburing zlib) -lev -ldl -lm \
 	-pthread -o "$out/fuzz_rx" >"$out/build.log" 2>&1; then
 	cat "$out/build.log"
 	echo "FAIL: the fuzz target builds"
