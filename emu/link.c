@@ -18,12 +18,15 @@
 #define IPV4_UDP_LEN	28
 #define IPV6_UDP_LEN	48
 
-/* The pacer may run this many full-size frames ahead of the rate: the 16
- * segments of one 64 KiB GSO send and one more, so that a message the host
- * sends in one call is not split across timer wake-ups at the rates it can
- * carry, while at slow rates the error stays a fraction of a millisecond
- * (72 KB is 290 us at 1x SDR). */
+/* The pacer may run ahead of the rate by 17 full-size frames (the 16
+ * segments of one 64 KiB GSO send and one more) or by 100 us of the rate,
+ * whichever is more: a message the host sends in one call, and a batch of
+ * READ responses, leave at once at the rates the host can carry, instead
+ * of being copied and released by timer wake-ups that would make the host
+ * slower than the model; the error over any measurement stays a fraction
+ * of a millisecond (72 KB is 290 us at 1x SDR). */
 #define BURST_FRAMES	17
+#define BURST_NS	100000
 #define FRAME_MAX	(EMU_UDP_BUF + IPV6_UDP_LEN + ETH_WIRE_EXTRA)
 
 struct emu_link_pkt {
@@ -89,6 +92,8 @@ void emu_link_configure(struct emu_link *l, const struct emu_link_cfg *cfg)
 		l->rng = emu_rand_seed(cfg->seed);
 	l->burst_ps = cfg->rate_mbps ?
 		      wire_ps(BURST_FRAMES * FRAME_MAX, cfg->rate_mbps) : 0;
+	if (cfg->rate_mbps && l->burst_ps < BURST_NS * 1000ull)
+		l->burst_ps = BURST_NS * 1000ull;
 }
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
