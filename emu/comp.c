@@ -227,6 +227,7 @@ void emu_comp_timers_init(struct emu_qp *qp)
 {
 	ev_timer_init(&qp->comp.retry_timer, on_retry_timeout, 0., 0.);
 	ev_timer_init(&qp->comp.rnr_timer, on_rnr_timeout, 0., 0.);
+	emu_cc_init(qp);
 }
 
 void emu_comp_timers_stop(struct emu_qp *qp)
@@ -236,6 +237,7 @@ void emu_comp_timers_stop(struct emu_qp *qp)
 	ev_timer_stop(loop, &qp->comp.retry_timer);
 	ev_timer_stop(loop, &qp->comp.rnr_timer);
 	qp->comp.retry_due = 0;
+	emu_cc_stop(qp);
 }
 
 static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)

@@ -97,6 +97,8 @@ void emu_port_config_default(struct emu_port_config *port)
 	port->pkey_tbl_len = 1;
 	port->latency_us = 0;
 	port->udp_port = 4791;
+	/* The DCQCN paper's N: one CNP per 50 us per QP at most. */
+	port->cnp_interval_us = 50;
 }
 
 static uint32_t res_rd_atom(const struct emu_limits *l)
@@ -322,6 +324,9 @@ enum port_key {
 	PK_GID,
 	PK_UDP_IO,
 	PK_UDP_PORT,
+	PK_ECN_THRESHOLD,
+	PK_CNP_INTERVAL_US,
+	PK_DCQCN,
 	PK_COUNT
 };
 
@@ -342,6 +347,9 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_GID] = "gid",
 	[PK_UDP_IO] = "udp_io",
 	[PK_UDP_PORT] = "udp_port",
+	[PK_ECN_THRESHOLD] = "ecn_threshold",
+	[PK_CNP_INTERVAL_US] = "cnp_interval_us",
+	[PK_DCQCN] = "dcqcn",
 };
 
 /* Set one port key other than gid. Does not check address against netdev:
@@ -354,6 +362,7 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 	static const char *const states[] = { "down", "active", NULL };
 	static const char *const udp_ios[] = { "auto", "mmsg", "io_uring",
 						NULL };
+	static const char *const onoff[] = { "off", "on", NULL };
 	/* In the order of enum emu_jitter. */
 	static const char *const jitters[] = { "constant", "uniform",
 						"normal", NULL };
@@ -422,6 +431,16 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 		if (parse_choice(v, udp_ios, "auto, mmsg, io_uring", &i, err))
 			return -1;
 		port->udp_uring = i == 2;
+		return 0;
+	case PK_ECN_THRESHOLD:
+		return parse_u32(v, 0, 1000000, &port->ecn_threshold, err);
+	case PK_CNP_INTERVAL_US:
+		return parse_u32(v, 0, LATENCY_MAX, &port->cnp_interval_us,
+				 err);
+	case PK_DCQCN:
+		if (parse_choice(v, onoff, "off, on", &i, err))
+			return -1;
+		port->dcqcn = i == 1;
 		return 0;
 	case PK_UDP_PORT:
 		if (parse_u32(v, 1, 65535, &x, err))
@@ -602,6 +621,9 @@ int emu_port_config_set_live(struct emu_port_config *port, const char *key,
 	case PK_JITTER_US:
 	case PK_JITTER:
 	case PK_LINK_SEED:
+	case PK_ECN_THRESHOLD:
+	case PK_CNP_INTERVAL_US:
+	case PK_DCQCN:
 		if (port_set(port, (enum port_key)k, v, why)) {
 			snprintf(err, errlen, "%s: %s", key, why);
 			return -1;
@@ -612,7 +634,8 @@ int emu_port_config_set_live(struct emu_port_config *port, const char *key,
 			 k < 0 ? "unknown port key" :
 				 "not one that changes at run time (state, "
 				 "speed, width, latency_us, jitter_us, jitter, "
-				 "link_seed)");
+				 "link_seed, ecn_threshold, cnp_interval_us, "
+				 "dcqcn)");
 		return -1;
 	}
 }
@@ -1409,6 +1432,8 @@ static const struct env_key env_keys[] = {
 	{ "EMUVERBS_JITTER_US", PK_JITTER_US },
 	{ "EMUVERBS_JITTER", PK_JITTER },
 	{ "EMUVERBS_LINK_SEED", PK_LINK_SEED },
+	{ "EMUVERBS_ECN_THRESHOLD", PK_ECN_THRESHOLD },
+	{ "EMUVERBS_DCQCN", PK_DCQCN },
 	{ "EMUVERBS_ADDRESS", PK_ADDRESS },
 	{ "EMUVERBS_NETDEV", PK_NETDEV },
 	{ "EMUVERBS_UDP_IO", PK_UDP_IO },

@@ -37,6 +37,9 @@ struct emu_port_config {
 	uint32_t jitter_us;	/* its spread (emu/link.h) */
 	uint8_t jitter;		/* enum emu_jitter */
 	uint32_t link_seed;	/* of the jitter's draws */
+	uint32_t ecn_threshold;	/* egress queue (packets) that marks CE; 0 off */
+	uint32_t cnp_interval_us; /* per QP, between CNPs sent */
+	bool dcqcn;		/* CNPs cut the sending QP's rate */
 	/* Endpoint: an explicit address, else a netdev, else a free loopback
 	 * address claimed at discovery. */
 	bool has_address;

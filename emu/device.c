@@ -581,6 +581,9 @@ static void do_change(void *arg)
 	port->cfg.jitter_us = c->cfg->jitter_us;
 	port->cfg.jitter = c->cfg->jitter;
 	port->cfg.link_seed = c->cfg->link_seed;
+	port->cfg.ecn_threshold = c->cfg->ecn_threshold;
+	port->cfg.cnp_interval_us = c->cfg->cnp_interval_us;
+	port->cfg.dcqcn = c->cfg->dcqcn;
 	if (tp->open)
 		emu_transport_link_config(tp);
 }

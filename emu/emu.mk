@@ -22,7 +22,7 @@ libemucore_la_SOURCES = \
 	emu/budget.c emu/budget.h \
 	emu/link.c emu/link.h emu/rand.h \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
-	emu/rx.c emu/req.c emu/resp.c emu/comp.c
+	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
 	$(INIH_LIBS) -lm

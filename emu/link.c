@@ -261,6 +261,14 @@ uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
 		uint8_t *b = emu_udp_tx_buf(l->udp);
 
 		memcpy(b, l->data + (size_t)l->head * EMU_UDP_BUF, p->len);
+		/* A queue still above its threshold marks what leaves it (a
+		 * switch's egress port with ECN, one RED step): marking on the
+		 * way out, not in, tells the senders a queue's delay sooner,
+		 * as DCTCP and DCQCN deployments do. */
+		if (l->cfg.ecn_threshold && l->n >= l->cfg.ecn_threshold) {
+			emu_udp_tx_mark_ce(l->udp);
+			l->marked++;
+		}
 		emu_udp_tx_queue(l->udp, p->sock, p->has_src ? &p->src : NULL,
 				 &p->dst, p->dport, p->len);
 		l->head = (l->head + 1) % l->cfg.limit;

@@ -28,6 +28,7 @@ struct emu_link_cfg {
 	enum emu_jitter jitter;
 	uint64_t seed;		/* of the jitter's draws */
 	uint32_t limit;		/* packets the queue holds; more are dropped */
+	uint32_t ecn_threshold;	/* from this many waiting, CE marks; 0 off */
 };
 
 /* Bytes a datagram of dgram_len (BTH through ICRC) takes on the wire of
@@ -51,7 +52,7 @@ struct emu_link {
 	uint32_t head, n;
 	ev_timer timer;
 	bool timer_on;
-	uint64_t held, released, dropped;
+	uint64_t held, released, dropped, marked;
 };
 
 /* Set up l for udp (engine may be NULL in tests: nothing is released

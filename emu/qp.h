@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/budget.h"
+#include "emu/cc.h"
 #include "emu/device.h"
 #include "emu/qp_ex.h"
 #include "emu/tm.h"
@@ -273,6 +274,7 @@ struct emu_qp {
 	struct emu_req_state req;
 	struct emu_comp_state comp;
 	struct emu_resp_state resp;
+	struct emu_cc cc;		/* CNPs and DCQCN (emu/cc.c) */
 	/* Its share of the port's budget of packets in flight. */
 	struct emu_budget_user bud;
 	/* Receiving from an SRQ: the SRQ this packet's receive comes from

@@ -11,6 +11,7 @@
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
+#include "net/icrc.h"
 #include "net/psn.h"
 
 /* Unacknowledged PSNs an RC QP may have in flight: about 1 MiB at the
@@ -183,6 +184,8 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 				    pay, np, n);
 	else
 		emu_tx_packet(qp, src, dst, buf, wire_op_hdr_len(op) + n + pad);
+	emu_cc_sent(qp, emu_link_wire_len(wire_op_hdr_len(op) + n + pad +
+					  ICRC_LEN, IN6_IS_ADDR_V4MAPPED(dst)));
 
 	qp->req.psn = psn_add(psn, nps);
 	if (psn_after(qp->req.psn, qp->req.psn_hi))
@@ -289,7 +292,7 @@ void emu_req_run(struct emu_qp *qp)
 		if (emu_qp_reliable(qp) &&
 		    psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
 			break;
-		if (!budget_for(qp, w))
+		if (!emu_cc_may_send(qp) || !budget_for(qp, w))
 			break;
 		burst--;
 		sent = send_one(qp, w);

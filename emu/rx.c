@@ -90,8 +90,11 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	pkt.psn = bth_psn(pkt.w.hdr);
 	flags = pkt.w.info->flags;
 	if (flags & WIRE_F_CNP) {
-		/* No congestion control is modelled: noted, not acted on. */
+		/* For the QP whose flow was marked: its reaction point. */
+		qp = emu_qp_lookup(tp->port->dev, bth_qpn(pkt.w.hdr));
 		c->rx_delivered++;
+		if (qp && qp->tp == tp)
+			emu_cc_cnp(qp);
 		return;
 	}
 	qp = bth_qpn(pkt.w.hdr) == EMU_GSI_QPN ?
@@ -119,6 +122,10 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 			return;
 		}
 		c->rx_delivered++;
+		/* Congestion on the way here: tell the sender (CE is 3 in
+		 * the two ECN bits of the TOS or traffic class). */
+		if ((u->tos & 3) == 3)
+			emu_cc_ce(qp, &pkt);
 		emu_resp_packet(qp, &pkt);
 	} else {
 		if (s != IBV_QPS_RTS && s != IBV_QPS_SQD) {

@@ -43,6 +43,11 @@ struct emu_port_counters {
 	uint64_t dup_requests;		/* duplicates responders saw */
 	uint64_t seq_drops;		/* out-of-sequence packets dropped */
 	uint64_t budget_waits;		/* a QP waited for the budget */
+	/* Congestion, named as mlx5 names them: CE-marked packets this
+	 * port received and the CNPs it sent for them (notification point),
+	 * CNPs it received and acted on, or not with DCQCN off. */
+	uint64_t np_ecn_marked_roce_packets, np_cnp_sent;
+	uint64_t rp_cnp_handled, rp_cnp_ignored;
 };
 
 struct emu_tport {

@@ -194,6 +194,7 @@ void emu_transport_link_config(struct emu_tport *tp)
 		/* What the port's budget lets be in flight, and room for
 		 * the ACKs, NAKs and READ responses it does not count. */
 		.limit = tp->budget.total + 256,
+		.ecn_threshold = c->ecn_threshold,
 	};
 
 	emu_link_configure(&tp->link, &lc);
@@ -282,7 +283,10 @@ static void do_stop(void *arg)
 				"retransmits %llu "
 				"timeouts %llu naks sent %llu rcvd %llu "
 				"seq drops %llu dup %llu budget waits %llu "
-				"link held %llu dropped %llu",
+				"link held %llu dropped %llu marked %llu "
+				"np_ecn_marked_roce_packets %llu "
+				"np_cnp_sent %llu rp_cnp_handled %llu "
+				"rp_cnp_ignored %llu",
 				dev->ibdev.name,
 				tp->port->num,
 				(unsigned long long)tp->udp.tx_packets,
@@ -296,7 +300,12 @@ static void do_stop(void *arg)
 				(unsigned long long)tp->cnt.dup_requests,
 				(unsigned long long)tp->cnt.budget_waits,
 				(unsigned long long)tp->link.held,
-				(unsigned long long)tp->link.dropped);
+				(unsigned long long)tp->link.dropped,
+				(unsigned long long)tp->link.marked,
+				(unsigned long long)tp->cnt.np_ecn_marked_roce_packets,
+				(unsigned long long)tp->cnt.np_cnp_sent,
+				(unsigned long long)tp->cnt.rp_cnp_handled,
+				(unsigned long long)tp->cnt.rp_cnp_ignored);
 		ev_timer_stop(emu_engine_loop(dev->engine), &tp->idle_check);
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);

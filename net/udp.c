@@ -19,7 +19,12 @@
  * TOS (or their IPv6 twins), each a small cmsg. */
 #define RX_CTL_LEN	256
 #define TX_PKTINFO_LEN	CMSG_SPACE(sizeof(struct in6_pktinfo))
-#define TX_CTL_LEN	(TX_PKTINFO_LEN + CMSG_SPACE(sizeof(uint16_t)))
+#define TX_CTL_LEN	(TX_PKTINFO_LEN + CMSG_SPACE(sizeof(int)) + \
+			 CMSG_SPACE(sizeof(uint16_t)))
+/* The ECN bits: ECT(0) on every packet, as RoCE NICs send, and CE where
+ * the link model's queue marked one. */
+#define ECN_ECT0	0x02
+#define ECN_CE		0x03
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT	103
@@ -124,6 +129,14 @@ static int tx_socket(const struct emu_udp *u, uint16_t *port)
 	if (fd < 0)
 		return -errno;
 	rc = setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+	/* ECT(0) on everything sent, IPv4 or IPv6 (a dual-stack socket's
+	 * IPv4 datagrams take IP_TOS); the ICRC masks these bits. */
+	if (!rc && u->family == AF_INET)
+		rc = setopt(fd, IPPROTO_IP, IP_TOS, ECN_ECT0);
+	if (!rc && u->family == AF_INET6) {
+		rc = setopt(fd, IPPROTO_IPV6, IPV6_TCLASS, ECN_ECT0);
+		(void)setopt(fd, IPPROTO_IP, IP_TOS, ECN_ECT0);
+	}
 	if (!rc && u->family == AF_INET6)
 		rc = setopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER,
 			    IPV6_PMTUDISC_DO);
@@ -772,6 +785,21 @@ static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
 	if (u->any && src) {
 		mh->msg_control = ctl;
 		mh->msg_controllen = put_src(ctl, src);
+	}
+	if (u->tx_ce) {
+		struct cmsghdr *c;
+		int tos = ECN_CE;
+		bool v4 = IN6_IS_ADDR_V4MAPPED(dst);
+
+		u->tx_ce = false;
+		mh->msg_control = ctl;
+		c = (struct cmsghdr *)(ctl + mh->msg_controllen);
+		memset(c, 0, CMSG_SPACE(sizeof(tos)));
+		c->cmsg_level = v4 ? IPPROTO_IP : IPPROTO_IPV6;
+		c->cmsg_type = v4 ? IP_TOS : IPV6_TCLASS;
+		c->cmsg_len = CMSG_LEN(sizeof(tos));
+		memcpy(CMSG_DATA(c), &tos, sizeof(tos));
+		mh->msg_controllen += CMSG_SPACE(sizeof(tos));
 	}
 	return true;
 }

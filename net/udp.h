@@ -99,6 +99,7 @@ struct emu_udp {
 	uint8_t tx_gsegs[EMU_UDP_BATCH];
 	uint8_t *tx_gctl;
 
+	bool tx_ce;			/* the next datagram queued: CE */
 	uint64_t tx_packets, tx_bytes, tx_dropped;
 	uint64_t rx_joined;		/* GRO datagrams of several packets */
 };
@@ -156,6 +157,13 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 			    const struct in6_addr *dst, uint16_t dport,
 			    uint32_t hdr_len, const struct iovec *pay,
 			    unsigned int npay, uint32_t tail_len);
+/* The next datagram queued carries CE (congestion experienced) in its
+ * ECN bits instead of ECT(0), which every other one carries. */
+static inline void emu_udp_tx_mark_ce(struct emu_udp *u)
+{
+	u->tx_ce = true;
+}
+
 /* Something queued and not yet sent. */
 bool emu_udp_tx_pending(const struct emu_udp *u);
 /* Send what is queued. A datagram the kernel refuses is counted in

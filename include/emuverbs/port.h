@@ -29,6 +29,18 @@ extern "C" {
 int emuverbs_port_set(struct ibv_context *ctx, uint8_t port_num,
 		      const char *settings, char *err, size_t errlen);
 
+/*
+ * The counters of port_num of ctx's device, one "name value" line each:
+ * packets each way, drops by reason, retransmissions, NAKs, the link's
+ * held, dropped and CE-marked packets, and the congestion counters as
+ * mlx5 names them (np_ecn_marked_roce_packets, np_cnp_sent,
+ * rp_cnp_handled, rp_cnp_ignored). Returns the length the whole text
+ * needs (as snprintf), writing what fits into buf; -1 with errno EINVAL
+ * for no such port.
+ */
+int emuverbs_port_counters(struct ibv_context *ctx, uint8_t port_num,
+			   char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

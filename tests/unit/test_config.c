@@ -127,6 +127,7 @@ static void clear_env(void)
 		"EMUVERBS_ADDRESS", "EMUVERBS_NETDEV", "EMUVERBS_LATENCY_US",
 		"EMUVERBS_PORT_STATE", "EMUVERBS_UDP_IO", "XDG_CONFIG_HOME",
 		"EMUVERBS_JITTER_US", "EMUVERBS_JITTER", "EMUVERBS_LINK_SEED",
+		"EMUVERBS_ECN_THRESHOLD", "EMUVERBS_DCQCN",
 	};
 	unsigned int i;
 
@@ -527,6 +528,9 @@ static const struct bad_value bad_values[] = {
 	{ 1, "jitter", "gauss", "gauss is not one of constant, uniform, "
 	  "normal" },
 	{ 1, "link_seed", "4294967296", "out of range (0..4294967295)" },
+	{ 1, "ecn_threshold", "1000001", "out of range (0..1000000)" },
+	{ 1, "cnp_interval_us", "x", "cnp_interval_us" },
+	{ 1, "dcqcn", "maybe", "maybe is not one of off, on" },
 	{ 1, "udp_io", "uring", "uring is not one of auto, mmsg, io_uring" },
 	{ 1, "address", "127.0.0.256", "is not an IPv4 or IPv6 address" },
 	{ 1, "address", "localhost", "is not an IPv4 or IPv6 address" },
@@ -979,6 +983,8 @@ START_TEST(env_good)
 	setenv("EMUVERBS_JITTER_US", "7", 1);
 	setenv("EMUVERBS_JITTER", "uniform", 1);
 	setenv("EMUVERBS_LINK_SEED", "9", 1);
+	setenv("EMUVERBS_ECN_THRESHOLD", "64", 1);
+	setenv("EMUVERBS_DCQCN", "on", 1);
 	ck_assert_msg(apply_env() == 0, "%s", errtext);
 	ck_assert_str_eq(errtext, "");
 	ck_assert_uint_eq(cfg.ndevices, 1);
@@ -995,6 +1001,9 @@ START_TEST(env_good)
 	ck_assert_uint_eq(cfg.devices[0].ports[0].jitter_us, 7);
 	ck_assert_uint_eq(cfg.devices[0].ports[0].jitter, EMU_JITTER_UNIFORM);
 	ck_assert_uint_eq(cfg.devices[0].ports[0].link_seed, 9);
+	ck_assert_uint_eq(cfg.devices[0].ports[0].ecn_threshold, 64);
+	ck_assert(cfg.devices[0].ports[0].dcqcn);
+	ck_assert_uint_eq(cfg.devices[0].ports[0].cnp_interval_us, 50);
 }
 END_TEST
 

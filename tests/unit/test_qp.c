@@ -1489,6 +1489,77 @@ START_TEST(t_fault_events)
 }
 END_TEST
 
+/* One counter of port 1 from emuverbs_port_counters. */
+static unsigned long long counter(struct ibv_context *ctx, const char *name)
+{
+	char buf[4096], key[64];
+	unsigned long long v;
+	const char *p;
+	int n;
+
+	ck_assert_int_gt(emuverbs_port_counters(ctx, 1, buf, sizeof(buf)), 0);
+	for (p = buf; sscanf(p, "%63s %llu%n", key, &v, &n) == 2; p += n)
+		if (!strcmp(key, name))
+			return v;
+	ck_abort_msg("no counter %s in:\n%s", name, buf);
+	return 0;
+}
+
+/* WRITEs a -> b through a queue that marks from 4 packets on, at 1x SDR. */
+static void marked_burst(struct fx *f)
+{
+	struct ibv_wc wc;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		ck_assert_int_eq(post_one(&f->a, IBV_WR_RDMA_WRITE, i,
+					  f->a.buf + i * 16384, 16384,
+					  (uintptr_t)f->b.buf + i * 16384,
+					  f->b.mr->rkey), 0);
+	for (i = 0; i < 16; i++) {
+		wait_wc(f->a.cq, &wc, 10000);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	}
+}
+
+/*
+ * Congestion: a paced port whose queue passes its ECN threshold marks CE;
+ * the receiving QP answers with CNPs (one per interval), and the sender's
+ * reaction point cuts its rate with DCQCN on, or counts them ignored with
+ * it off. Both ends are on port 1 here, so all four counters are its.
+ */
+START_TEST(t_congestion)
+{
+	unsigned long long handled, ignored;
+	struct fx f;
+
+	fx_pair(&f, IBV_QPT_RC);
+	ck_assert_int_eq(emuverbs_port_counters(f.ctx, 9, NULL, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=SDR width=1x "
+					   "ecn_threshold=4 dcqcn=on", NULL,
+					   0), 0);
+	marked_burst(&f);
+	ck_assert_uint_gt(counter(f.ctx, "link_ecn_marked"), 0);
+	ck_assert_uint_gt(counter(f.ctx, "np_ecn_marked_roce_packets"), 0);
+	ck_assert_uint_gt(counter(f.ctx, "np_cnp_sent"), 0);
+	handled = counter(f.ctx, "rp_cnp_handled");
+	ck_assert_uint_gt(handled, 0);
+	ck_assert_uint_le(handled, counter(f.ctx, "np_cnp_sent"));
+	ck_assert_uint_eq(counter(f.ctx, "rp_cnp_ignored"), 0);
+
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "dcqcn=off", NULL, 0),
+			 0);
+	marked_burst(&f);
+	ignored = counter(f.ctx, "rp_cnp_ignored");
+	ck_assert_uint_gt(ignored, 0);
+	ck_assert_uint_eq(counter(f.ctx, "rp_cnp_handled"), handled);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=EDR width=4x "
+					   "ecn_threshold=0", NULL, 0), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_suite(void)
 {
 	Suite *s = suite_create("qp");
@@ -1507,6 +1578,7 @@ static Suite *qp_suite(void)
 	tcase_add_test(td, t_fault_api);
 	tcase_add_test(td, t_port_set);
 	tcase_add_test(td, t_fault_events);
+	tcase_add_test(td, t_congestion);
 	tcase_add_test(td, t_rc_send_inline_multi_sge);
 	tcase_add_test(td, t_rc_write_read);
 	tcase_add_test(td, t_rc_atomics);

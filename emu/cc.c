@@ -1,0 +1,196 @@
+/* Congestion control: CNPs from a QP that receives CE-marked requests, and
+ * DCQCN on the QP that receives them (Zhu et al., SIGCOMM 2015: the rate
+ * cut by alpha/2 at each CNP, alpha's decay, then fast recovery, additive
+ * and hyper increase by a timer and a byte counter). The paper's timers
+ * are evaluated lazily, when the QP next wants to send, so an idle QP
+ * costs nothing; only the wait for its next slot is an engine timer. */
+#include <math.h>
+#include <string.h>
+
+#include "emu/cc.h"
+#include "emu/device.h"
+#include "emu/engine.h"
+#include "emu/log.h"
+#include "emu/qp.h"
+#include "emu/transport.h"
+#include "net/hdr.h"
+
+static double line_mbps(const struct emu_qp *qp)
+{
+	return (double)qp->tp->link.cfg.rate_mbps;
+}
+
+static void increase(struct emu_cc *cc, double line)
+{
+	uint32_t hi = cc->t_steps > cc->bc_steps ? cc->t_steps : cc->bc_steps;
+	uint32_t lo = cc->t_steps < cc->bc_steps ? cc->t_steps : cc->bc_steps;
+
+	if (hi < EMU_DCQCN_F)
+		;				/* fast recovery */
+	else if (lo > EMU_DCQCN_F)
+		cc->rt += (lo - EMU_DCQCN_F) * EMU_DCQCN_RHAI_MBPS;
+	else
+		cc->rt += EMU_DCQCN_RAI_MBPS;
+	if (cc->rt > line)
+		cc->rt = line;
+	cc->rc = (cc->rt + cc->rc) / 2;
+	if (cc->rc > line)
+		cc->rc = line;
+}
+
+void emu_dcqcn_advance(struct emu_cc *cc, double line, uint64_t now)
+{
+	uint64_t n, i;
+
+	if (!cc->limited)
+		return;
+	if (now > cc->last_alpha_ns) {
+		n = (now - cc->last_alpha_ns) / EMU_DCQCN_ALPHA_NS;
+		cc->alpha *= pow(1 - EMU_DCQCN_G, (double)n);
+		cc->last_alpha_ns += n * EMU_DCQCN_ALPHA_NS;
+	}
+	if (now > cc->last_timer_ns) {
+		n = (now - cc->last_timer_ns) / EMU_DCQCN_TIMER_NS;
+		cc->last_timer_ns += n * EMU_DCQCN_TIMER_NS;
+		/* Past a few hundred steps the rate is back at the line. */
+		for (i = 0; i < n && i < 512 && cc->limited; i++) {
+			cc->t_steps++;
+			increase(cc, line);
+			if (cc->rc >= line)
+				cc->limited = false;
+		}
+	}
+}
+
+void emu_dcqcn_cut(struct emu_cc *cc, double line, uint64_t now)
+{
+	if (!cc->limited) {
+		/* From the line rate; alpha goes on from where it was (it
+		 * starts at 1, the paper's value, with the first CNP). */
+		cc->limited = true;
+		cc->rc = cc->rt = line;
+		if (!cc->cuts)
+			cc->alpha = 1.0;
+		else if (now > cc->last_alpha_ns)
+			cc->alpha *= pow(1 - EMU_DCQCN_G,
+					 (double)((now - cc->last_alpha_ns) /
+						  EMU_DCQCN_ALPHA_NS));
+	} else {
+		emu_dcqcn_advance(cc, line, now);
+	}
+	cc->rt = cc->rc;
+	cc->rc *= 1 - cc->alpha / 2;
+	if (cc->rc < EMU_DCQCN_MIN_MBPS)
+		cc->rc = EMU_DCQCN_MIN_MBPS;
+	cc->alpha = (1 - EMU_DCQCN_G) * cc->alpha + EMU_DCQCN_G;
+	cc->last_alpha_ns = now;
+	cc->last_timer_ns = now;
+	cc->t_steps = cc->bc_steps = 0;
+	cc->bytes = 0;
+	cc->limited = true;
+	cc->cuts++;
+}
+
+static void on_resume(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct emu_qp *qp = t->data;
+
+	(void)revents;
+	ev_timer_stop(loop, t);
+	emu_req_run(qp);
+	emu_transport_flush(emu_transport_of(qp->dev));
+}
+
+void emu_cc_init(struct emu_qp *qp)
+{
+	memset(&qp->cc, 0, sizeof(qp->cc));
+	ev_timer_init(&qp->cc.resume, on_resume, 0., 0.);
+	qp->cc.resume.data = qp;
+}
+
+void emu_cc_stop(struct emu_qp *qp)
+{
+	ev_timer_stop(emu_engine_loop(qp->dev->engine), &qp->cc.resume);
+}
+
+bool emu_cc_may_send(struct emu_qp *qp)
+{
+	struct emu_cc *cc = &qp->cc;
+	uint64_t now, wait;
+
+	if (!cc->limited)
+		return true;
+	/* DCQCN turned off on a running port frees the QPs it held. */
+	if (!qp->tp->port->cfg.dcqcn) {
+		cc->limited = false;
+		return true;
+	}
+	now = emu_now_ns();
+	emu_dcqcn_advance(cc, line_mbps(qp), now);
+	if (!cc->limited || now * 1000 >= cc->next_ps)
+		return true;
+	if (!ev_is_active(&cc->resume)) {
+		wait = cc->next_ps / 1000 - now;
+		emu_engine_will_start(qp->dev->engine);
+		ev_timer_set(&cc->resume, (double)wait / 1e9, 0.);
+		ev_timer_start(emu_engine_loop(qp->dev->engine), &cc->resume);
+	}
+	return false;
+}
+
+void emu_cc_sent(struct emu_qp *qp, uint32_t len)
+{
+	struct emu_cc *cc = &qp->cc;
+	uint64_t now_ps;
+
+	if (!cc->limited)
+		return;
+	cc->bytes += len;
+	while (cc->bytes >= EMU_DCQCN_BYTES && cc->limited) {
+		cc->bytes -= EMU_DCQCN_BYTES;
+		cc->bc_steps++;
+		increase(cc, line_mbps(qp));
+	}
+	now_ps = emu_now_ns() * 1000;
+	if (cc->next_ps < now_ps)
+		cc->next_ps = now_ps;
+	cc->next_ps += (uint64_t)((double)len * 8e6 / cc->rc);
+}
+
+void emu_cc_ce(struct emu_qp *qp, const struct emu_rx_pkt *pkt)
+{
+	struct emu_tport *tp = qp->tp;
+	uint64_t now = emu_now_ns(), gap;
+	uint32_t dqpn;
+	uint8_t *buf;
+
+	tp->cnt.np_ecn_marked_roce_packets++;
+	gap = (uint64_t)tp->port->cfg.cnp_interval_us * 1000;
+	if (qp->cc.last_cnp_ns && now - qp->cc.last_cnp_ns < gap)
+		return;
+	qp->cc.last_cnp_ns = now;
+	dqpn = wire_op_has(pkt->opcode, WIRE_F_DETH) ?
+	       deth_sqpn(pkt->w.hdr) : qp->attr.dest_qp_num;
+	buf = emu_udp_tx_buf(&tp->udp);
+	/* BTH with BECN, PSN 0, then 16 reserved bytes (RoCEv2 Annex A17). */
+	bth_init(buf, WIRE_OP_CNP, false, false, 0, WIRE_DEFAULT_PKEY, dqpn,
+		 false, 0);
+	bth_set_becn(buf, true);
+	memset(buf + WIRE_BTH_LEN, 0, 16);
+	emu_tx_packet(qp, &pkt->u->dst, &pkt->u->src, buf, WIRE_BTH_LEN + 16);
+	tp->cnt.np_cnp_sent++;
+}
+
+void emu_cc_cnp(struct emu_qp *qp)
+{
+	struct emu_tport *tp = qp->tp;
+
+	if (!tp->port->cfg.dcqcn) {
+		tp->cnt.rp_cnp_ignored++;
+		return;
+	}
+	tp->cnt.rp_cnp_handled++;
+	emu_dcqcn_cut(&qp->cc, line_mbps(qp), emu_now_ns());
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: CNP, rate %.0f Mb/s (alpha %.3f)",
+		qp->qpn, qp->cc.rc, qp->cc.alpha);
+}

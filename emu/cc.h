@@ -1,0 +1,63 @@
+/* Congestion control as RoCE NICs do it: the notification point (a QP that
+ * receives CE-marked packets answers with CNPs, at most one per interval)
+ * and the reaction point (a QP that receives CNPs paces itself with DCQCN,
+ * Zhu et al., SIGCOMM 2015). Engine thread. */
+#ifndef EMU_CC_H
+#define EMU_CC_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct emu_qp;
+struct emu_rx_pkt;
+
+/* DCQCN's constants, the paper's (and mlx5's defaults where it has
+ * them): g for alpha, the alpha and rate-increase periods, the byte
+ * counter, fast-recovery steps, additive and hyper-increase steps. */
+#define EMU_DCQCN_G		(1.0 / 256)
+#define EMU_DCQCN_ALPHA_NS	55000ull
+#define EMU_DCQCN_TIMER_NS	55000ull
+#define EMU_DCQCN_BYTES		(10ull * 1024 * 1024)
+#define EMU_DCQCN_F		5
+#define EMU_DCQCN_RAI_MBPS	40.0
+#define EMU_DCQCN_RHAI_MBPS	100.0
+/* The lowest rate a cut may leave (mlx5's rpg_min_rate is of this
+ * order): a QP never stops. */
+#define EMU_DCQCN_MIN_MBPS	10.0
+
+struct emu_cc {
+	/* Notification point. */
+	uint64_t last_cnp_ns;
+	/* Reaction point: rates in Mb/s; active from the first CNP. */
+	bool limited;
+	double rc, rt, alpha;
+	uint64_t last_alpha_ns, last_timer_ns;
+	uint64_t bytes;			/* since the last byte-counter step */
+	uint32_t t_steps, bc_steps;	/* increase steps since the cut */
+	uint64_t next_ps;		/* when the QP may send again */
+	ev_timer resume;
+	uint64_t cuts;			/* CNPs that cut the rate */
+};
+
+void emu_cc_init(struct emu_qp *qp);
+void emu_cc_stop(struct emu_qp *qp);
+
+/* A packet for qp arrived with CE in its IP header: count it and answer
+ * with a CNP unless one went to that sender within the interval. */
+void emu_cc_ce(struct emu_qp *qp, const struct emu_rx_pkt *pkt);
+/* A CNP for qp arrived: with DCQCN on, cut its rate. */
+void emu_cc_cnp(struct emu_qp *qp);
+
+/* Requester: whether qp may send a packet now (rate limited by DCQCN);
+ * when not, a timer runs the requester again when it may. */
+bool emu_cc_may_send(struct emu_qp *qp);
+/* Requester: it sent len bytes on the wire. */
+void emu_cc_sent(struct emu_qp *qp, uint32_t len);
+
+/* The DCQCN steps alone, for tests: a CNP at now, and the passing of
+ * time and bytes up to now. Rates in Mb/s, line the port's rate. */
+void emu_dcqcn_cut(struct emu_cc *cc, double line, uint64_t now_ns);
+void emu_dcqcn_advance(struct emu_cc *cc, double line, uint64_t now_ns);
+
+#endif
