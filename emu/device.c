@@ -367,6 +367,14 @@ void emu_device_run(struct emu_device *dev, void (*fn)(void *), void *arg)
 {
 	struct emu_engine *engine;
 
+	/* Already in the engine (a scheduled event changing a port): run
+	 * here, and never take dev->lock, which a thread closing the device
+	 * holds while it waits for this engine to stop. */
+	engine = dev->engine;
+	if (engine && emu_engine_on_thread(engine)) {
+		fn(arg);
+		return;
+	}
 	pthread_mutex_lock(&dev->lock);
 	engine = dev->engine;
 	pthread_mutex_unlock(&dev->lock);

@@ -1444,6 +1444,7 @@ START_TEST(t_fault_events)
 	struct ibv_srq *srq;
 	union ibv_gid gid;
 	char line[512], list[2048];
+	uint64_t speed;
 	uint32_t srqn;
 	unsigned int i, k;
 	struct fx f;
@@ -1460,7 +1461,8 @@ START_TEST(t_fault_events)
 	snprintf(line, sizeof(line), "port_down at=0ms name=e; "
 		 "gid_add gid=127.77.0.1 at=0ms name=e; "
 		 "qp_fatal qpn=%u at=0ms name=e; cq_err qpn=%u at=0ms name=e; "
-		 "srq_err srqn=%u at=0ms name=e; port_up at=300ms name=e",
+		 "srq_err srqn=%u at=0ms name=e; port_up at=300ms name=e; "
+		 "port_speed speed=HDR width=1x at=0ms name=e",
 		 f.a.qp->qp_num, f.b.qp->qp_num, srqn);
 	ck_assert_int_eq(emuverbs_fault_add(f.ctx, line, list, sizeof(list)),
 			 0);
@@ -1489,7 +1491,12 @@ START_TEST(t_fault_events)
 	ck_assert_int_gt(emuverbs_fault_list(f.ctx, list, sizeof(list)), 0);
 	for (i = 0, k = 0; strstr(list + k, "acted 1)"); i++)
 		k = (unsigned int)(strstr(list + k, "acted 1)") - list) + 1;
-	ck_assert_msg(i == 6, "%s", list);
+	ck_assert_msg(i == 7, "%s", list);
+	/* The speed event ran on the engine: the queries follow. */
+	ck_assert_int_eq(ibv_query_port_speed(f.ctx, 1, &speed), 0);
+	ck_assert_uint_eq(speed, 500);			/* 1x HDR */
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=EDR width=4x",
+					   NULL, 0), 0);
 	ck_assert_int_eq(emuverbs_fault_del(f.ctx, "e"), 0);
 	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
 	ck_assert_int_eq(ibv_close_xrcd(xrcd), 0);
