@@ -90,13 +90,26 @@ static int udp_pair(struct th_host *h)
 	return fd;
 }
 
+/* recv, again after an interruption: CI saw a blocking one end in EINTR
+ * once, in the io_uring suite, in the raw run right after an emulated one
+ * whose rings were being torn down; a benchmark must not fail on it. */
+static ssize_t recv_again(int fd, void *buf, size_t len, int flags)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, len, flags);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 /* One ping's receive: spinning (MSG_DONTWAIT) or blocking. */
 static int ping_recv(int fd, char *buf, int spin)
 {
 	ssize_t n;
 
 	do
-		n = recv(fd, buf, BENCH_PING, spin ? MSG_DONTWAIT : 0);
+		n = recv_again(fd, buf, BENCH_PING, spin ? MSG_DONTWAIT : 0);
 	while (n < 0 && spin && (errno == EAGAIN || errno == EWOULDBLOCK));
 	return n == BENCH_PING ? 0 : -1;
 }
@@ -148,7 +161,7 @@ static int stream(struct th_host *h, int fd, int msgs, struct bench_run *r)
 	if (h->is_a) {
 		for (i = 0; i < msgs; i++) {
 			while (out == BENCH_BULK_WIN) {
-				if (recv(fd, &credit, 1, 0) != 1)
+				if (recv_again(fd, &credit, 1, 0) != 1)
 					return th_fail(h, "UDP credit lost");
 				out--;
 			}
@@ -159,14 +172,14 @@ static int stream(struct th_host *h, int fd, int msgs, struct bench_run *r)
 			out++;
 		}
 		while (out--)
-			if (recv(fd, &credit, 1, 0) != 1)
+			if (recv_again(fd, &credit, 1, 0) != 1)
 				return th_fail(h, "UDP credit lost");
 		r->write_mbps = (double)want / (th_now_us() - t0);
 	} else {
 		long long next = BENCH_BULK;
 
 		while (got < want) {
-			n = recv(fd, buf, sizeof(buf), 0);
+			n = recv_again(fd, buf, sizeof(buf), 0);
 			if (n <= 0)
 				return th_fail(h, "UDP stream: lost a datagram");
 			got += n;
