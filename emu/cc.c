@@ -113,11 +113,39 @@ void emu_cc_stop(struct emu_qp *qp)
 	ev_timer_stop(emu_engine_loop(qp->dev->engine), &qp->cc.resume);
 }
 
+/* Wait on the QP's timer until due_ns (CLOCK_MONOTONIC). */
+static void resume_at(struct emu_qp *qp, uint64_t due_ns, uint64_t now)
+{
+	struct emu_cc *cc = &qp->cc;
+
+	if (ev_is_active(&cc->resume))
+		return;
+	emu_engine_will_start(qp->dev->engine);
+	ev_timer_set(&cc->resume,
+		     due_ns > now ? (double)(due_ns - now) / 1e9 : 0., 0.);
+	ev_timer_start(emu_engine_loop(qp->dev->engine), &cc->resume);
+}
+
 bool emu_cc_may_send(struct emu_qp *qp)
 {
 	struct emu_cc *cc = &qp->cc;
-	uint64_t now, wait;
+	struct emu_link *l = &qp->tp->link;
+	uint64_t now;
 
+	/* A NIC cannot put more on its port than the wire takes: when the
+	 * pacer is EMU_CC_BACKLOG bursts ahead of the clock, the QP waits
+	 * for the wire instead of queueing more (what waits in the delay
+	 * line is the wire's, not a backlog, and does not count). */
+	if (l->cfg.rate_mbps) {
+		uint64_t ahead, most = EMU_CC_BACKLOG * l->burst_ps / 1000;
+
+		now = emu_now_ns();
+		ahead = emu_link_ahead_ns(l, now);
+		if (ahead > most) {
+			resume_at(qp, now + ahead - most, now);
+			return false;
+		}
+	}
 	if (!cc->limited)
 		return true;
 	/* DCQCN turned off on a running port frees the QPs it held. */
@@ -127,14 +155,11 @@ bool emu_cc_may_send(struct emu_qp *qp)
 	}
 	now = emu_now_ns();
 	emu_dcqcn_advance(cc, line_mbps(qp), now);
-	if (!cc->limited || now * 1000 >= cc->next_ps)
+	/* Like the port's pacer, the QP's may run a little ahead of its
+	 * rate: a wake-up per packet would cost more than the packet. */
+	if (!cc->limited || now * 1000 + EMU_CC_BURST_NS * 1000 >= cc->next_ps)
 		return true;
-	if (!ev_is_active(&cc->resume)) {
-		wait = cc->next_ps / 1000 - now;
-		emu_engine_will_start(qp->dev->engine);
-		ev_timer_set(&cc->resume, (double)wait / 1e9, 0.);
-		ev_timer_start(emu_engine_loop(qp->dev->engine), &cc->resume);
-	}
+	resume_at(qp, cc->next_ps / 1000 - EMU_CC_BURST_NS, now);
 	return false;
 }
 

@@ -26,6 +26,12 @@ struct emu_rx_pkt;
  * order): a QP never stops. */
 #define EMU_DCQCN_MIN_MBPS	10.0
 
+/* Bursts a port's pacer may run ahead of the clock before its QPs wait
+ * to send more. */
+#define EMU_CC_BACKLOG		4
+/* How far ahead of its DCQCN rate a QP may send. */
+#define EMU_CC_BURST_NS		50000ull
+
 struct emu_cc {
 	/* Notification point. */
 	uint64_t last_cnp_ns;
@@ -49,8 +55,9 @@ void emu_cc_ce(struct emu_qp *qp, const struct emu_rx_pkt *pkt);
 /* A CNP for qp arrived: with DCQCN on, cut its rate. */
 void emu_cc_cnp(struct emu_qp *qp);
 
-/* Requester: whether qp may send a packet now (rate limited by DCQCN);
- * when not, a timer runs the requester again when it may. */
+/* Requester: whether qp may send a packet now (the port's pacer backlog,
+ * the rate DCQCN left it); when not, a timer runs the requester again
+ * when it may. */
 bool emu_cc_may_send(struct emu_qp *qp);
 /* Requester: it sent len bytes on the wire. */
 void emu_cc_sent(struct emu_qp *qp, uint32_t len);

@@ -79,6 +79,15 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
  * the release time of the next packet held, 0 when none is. */
 uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns);
 
+/* How far ahead of now_ns the pacer's wire is booked (0: idle). */
+static inline uint64_t emu_link_ahead_ns(const struct emu_link *l,
+					 uint64_t now_ns)
+{
+	uint64_t free_ns = l->start_ps / 1000;
+
+	return free_ns > now_ns ? free_ns - now_ns : 0;
+}
+
 /* When the i-th packet held (0: the oldest, i < l->n) is due. */
 uint64_t emu_link_due(const struct emu_link *l, uint32_t i);
 
