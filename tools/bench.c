@@ -118,7 +118,8 @@ static void report(const struct bench_run *raw, const struct bench_run *emu,
 static int usage(void)
 {
 	fprintf(stderr, "usage: emuverbs bench [--quick] [--json] "
-			"[--runs N] [--qps N] [--link]\n");
+			"[--runs N] [--qps N] [--link]\n"
+			"       emuverbs bench --congestion\n");
 	return 2;
 }
 
@@ -133,6 +134,10 @@ int main(int argc, char **argv)
 	/* One configuration of the link bench, in a process of its own. */
 	if (argc == 2 && !strcmp(argv[1], "--link-one"))
 		return bench_link_one();
+	if (argc == 2 && !strcmp(argv[1], "--congestion-one"))
+		return bench_cc_one();
+	if (argc == 2 && !strcmp(argv[1], "--congestion"))
+		return bench_cc("/proc/self/exe");
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {

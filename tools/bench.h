@@ -56,6 +56,11 @@ int bench_bulk(struct th_host *h, enum ibv_wr_opcode op, int msgs,
 int bench_link(const char *self, int runs, int json);
 int bench_link_one(void);
 
+/* emuverbs bench --congestion: two QPs into one paced port with ECN, with
+ * DCQCN off and on (tools/bench_cc.c); bench_cc_one is one run's pair. */
+int bench_cc(const char *self);
+int bench_cc_one(void);
+
 int bench_udp(struct th_host *h, const struct bench_sizes *z,
 	      struct bench_run *r);
 int bench_emu(struct th_host *h, const struct bench_sizes *z,

@@ -15,7 +15,7 @@ tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
 tools_emuverbs_demo_LDADD = libtwohost.la libibverbs.la
 tools_emuverbs_bench_SOURCES = tools/bench.c tools/bench.h tools/bench_udp.c \
-	tools/bench_emu.c tools/bench_link.c
+	tools/bench_emu.c tools/bench_link.c tools/bench_cc.c
 tools_emuverbs_bench_LDADD = libtwohost.la libibverbs.la
 # Reads the configuration only (to count devices): the core's config
 # module, not the library.

@@ -72,6 +72,7 @@ static void do_counters(void *arg)
 		{ "dup_requests", tp->cnt.dup_requests },
 		{ "seq_drops", tp->cnt.seq_drops },
 		{ "budget_waits", tp->cnt.budget_waits },
+		{ "link_queue", tp->link.n },
 		{ "link_held", tp->link.held },
 		{ "link_dropped", tp->link.dropped },
 		{ "link_ecn_marked", tp->link.marked },

@@ -32,7 +32,7 @@ int emuverbs_port_set(struct ibv_context *ctx, uint8_t port_num,
 /*
  * The counters of port_num of ctx's device, one "name value" line each:
  * packets each way, drops by reason, retransmissions, NAKs, the link's
- * held, dropped and CE-marked packets, and the congestion counters as
+ * queue now and its held, dropped and CE-marked packets, and the congestion counters as
  * mlx5 names them (np_ecn_marked_roce_packets, np_cnp_sent,
  * rp_cnp_handled, rp_cnp_ignored). Returns the length the whole text
  * needs (as snprintf), writing what fits into buf; -1 with errno EINVAL

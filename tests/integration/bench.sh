@@ -54,4 +54,15 @@ else
 	bad "bench --link --json: 5 rates and the latency, all measured" \
 		"$WORK/lpy"
 fi
+# Two senders into one paced port, DCQCN off and on: both tables and their
+# summaries are printed (what they show is for reading, as above).
+timeout 120 "$EMU" bench --congestion >"$WORK/cc" 2>&1 ||
+	bad "emuverbs bench --congestion exit status" "$WORK/cc"
+cat "$WORK/cc"
+if [ "$(grep -c '^second half: QP0 [0-9.]* MB/s, QP1 [0-9.]* MB/s' \
+	"$WORK/cc")" -eq 2 ]; then
+	ok "bench --congestion: DCQCN off and on, each measured"
+else
+	bad "bench --congestion: DCQCN off and on, each measured" "$WORK/cc"
+fi
 finish
