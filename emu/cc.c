@@ -20,17 +20,23 @@ static double line_mbps(const struct emu_qp *qp)
 	return (double)qp->tp->link.cfg.rate_mbps;
 }
 
-static void increase(struct emu_cc *cc, double line)
+static const struct emu_dcqcn_cfg *params(const struct emu_qp *qp)
+{
+	return &qp->tp->port->cfg.dcqcn_cfg;
+}
+
+static void increase(struct emu_cc *cc, const struct emu_dcqcn_cfg *p,
+		     double line)
 {
 	uint32_t hi = cc->t_steps > cc->bc_steps ? cc->t_steps : cc->bc_steps;
 	uint32_t lo = cc->t_steps < cc->bc_steps ? cc->t_steps : cc->bc_steps;
 
-	if (hi < EMU_DCQCN_F)
+	if (hi < p->f)
 		;				/* fast recovery */
-	else if (lo > EMU_DCQCN_F)
-		cc->rt += (lo - EMU_DCQCN_F) * EMU_DCQCN_RHAI_MBPS;
+	else if (lo > p->f)
+		cc->rt += (double)(lo - p->f) * p->hai_mbps;
 	else
-		cc->rt += EMU_DCQCN_RAI_MBPS;
+		cc->rt += p->ai_mbps;
 	if (cc->rt > line)
 		cc->rt = line;
 	cc->rc = (cc->rt + cc->rc) / 2;
@@ -38,31 +44,35 @@ static void increase(struct emu_cc *cc, double line)
 		cc->rc = line;
 }
 
-void emu_dcqcn_advance(struct emu_cc *cc, double line, uint64_t now)
+void emu_dcqcn_advance(struct emu_cc *cc, const struct emu_dcqcn_cfg *p,
+		       double line, uint64_t now)
 {
+	uint64_t alpha_ns = (uint64_t)p->alpha_us * 1000;
+	uint64_t timer_ns = (uint64_t)p->timer_us * 1000;
 	uint64_t n, i;
 
 	if (!cc->limited)
 		return;
 	if (now > cc->last_alpha_ns) {
-		n = (now - cc->last_alpha_ns) / EMU_DCQCN_ALPHA_NS;
-		cc->alpha *= pow(1 - EMU_DCQCN_G, (double)n);
-		cc->last_alpha_ns += n * EMU_DCQCN_ALPHA_NS;
+		n = (now - cc->last_alpha_ns) / alpha_ns;
+		cc->alpha *= pow(1 - p->g, (double)n);
+		cc->last_alpha_ns += n * alpha_ns;
 	}
 	if (now > cc->last_timer_ns) {
-		n = (now - cc->last_timer_ns) / EMU_DCQCN_TIMER_NS;
-		cc->last_timer_ns += n * EMU_DCQCN_TIMER_NS;
+		n = (now - cc->last_timer_ns) / timer_ns;
+		cc->last_timer_ns += n * timer_ns;
 		/* Past a few hundred steps the rate is back at the line. */
 		for (i = 0; i < n && i < 512 && cc->limited; i++) {
 			cc->t_steps++;
-			increase(cc, line);
+			increase(cc, p, line);
 			if (cc->rc >= line)
 				cc->limited = false;
 		}
 	}
 }
 
-void emu_dcqcn_cut(struct emu_cc *cc, double line, uint64_t now)
+void emu_dcqcn_cut(struct emu_cc *cc, const struct emu_dcqcn_cfg *p,
+		   double line, uint64_t now)
 {
 	if (!cc->limited) {
 		/* From the line rate; alpha goes on from where it was (it
@@ -72,17 +82,18 @@ void emu_dcqcn_cut(struct emu_cc *cc, double line, uint64_t now)
 		if (!cc->cuts)
 			cc->alpha = 1.0;
 		else if (now > cc->last_alpha_ns)
-			cc->alpha *= pow(1 - EMU_DCQCN_G,
+			cc->alpha *= pow(1 - p->g,
 					 (double)((now - cc->last_alpha_ns) /
-						  EMU_DCQCN_ALPHA_NS));
+						  ((uint64_t)p->alpha_us *
+						   1000)));
 	} else {
-		emu_dcqcn_advance(cc, line, now);
+		emu_dcqcn_advance(cc, p, line, now);
 	}
 	cc->rt = cc->rc;
 	cc->rc *= 1 - cc->alpha / 2;
-	if (cc->rc < EMU_DCQCN_MIN_MBPS)
-		cc->rc = EMU_DCQCN_MIN_MBPS;
-	cc->alpha = (1 - EMU_DCQCN_G) * cc->alpha + EMU_DCQCN_G;
+	if (cc->rc < p->min_mbps)
+		cc->rc = p->min_mbps;
+	cc->alpha = (1 - p->g) * cc->alpha + p->g;
 	cc->last_alpha_ns = now;
 	cc->last_timer_ns = now;
 	cc->t_steps = cc->bc_steps = 0;
@@ -154,7 +165,7 @@ bool emu_cc_may_send(struct emu_qp *qp)
 		return true;
 	}
 	now = emu_now_ns();
-	emu_dcqcn_advance(cc, line_mbps(qp), now);
+	emu_dcqcn_advance(cc, params(qp), line_mbps(qp), now);
 	/* Like the port's pacer, the QP's may run a little ahead of its
 	 * rate: a wake-up per packet would cost more than the packet. */
 	if (!cc->limited || now * 1000 + EMU_CC_BURST_NS * 1000 >= cc->next_ps)
@@ -171,10 +182,11 @@ void emu_cc_sent(struct emu_qp *qp, uint32_t len)
 	if (!cc->limited)
 		return;
 	cc->bytes += len;
-	while (cc->bytes >= EMU_DCQCN_BYTES && cc->limited) {
-		cc->bytes -= EMU_DCQCN_BYTES;
+	while (cc->bytes >= (uint64_t)params(qp)->bytes_kb * 1024 &&
+	       cc->limited) {
+		cc->bytes -= (uint64_t)params(qp)->bytes_kb * 1024;
 		cc->bc_steps++;
-		increase(cc, line_mbps(qp));
+		increase(cc, params(qp), line_mbps(qp));
 	}
 	now_ps = emu_now_ns() * 1000;
 	if (cc->next_ps < now_ps)
@@ -215,7 +227,7 @@ void emu_cc_cnp(struct emu_qp *qp)
 		return;
 	}
 	tp->cnt.rp_cnp_handled++;
-	emu_dcqcn_cut(&qp->cc, line_mbps(qp), emu_now_ns());
+	emu_dcqcn_cut(&qp->cc, params(qp), line_mbps(qp), emu_now_ns());
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: CNP, rate %.0f Mb/s (alpha %.3f)",
 		qp->qpn, qp->cc.rc, qp->cc.alpha);
 }

@@ -9,22 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu/config.h"
+
 struct emu_qp;
 struct emu_rx_pkt;
-
-/* DCQCN's constants, the paper's (and mlx5's defaults where it has
- * them): g for alpha, the alpha and rate-increase periods, the byte
- * counter, fast-recovery steps, additive and hyper-increase steps. */
-#define EMU_DCQCN_G		(1.0 / 256)
-#define EMU_DCQCN_ALPHA_NS	55000ull
-#define EMU_DCQCN_TIMER_NS	55000ull
-#define EMU_DCQCN_BYTES		(10ull * 1024 * 1024)
-#define EMU_DCQCN_F		5
-#define EMU_DCQCN_RAI_MBPS	40.0
-#define EMU_DCQCN_RHAI_MBPS	100.0
-/* The lowest rate a cut may leave (mlx5's rpg_min_rate is of this
- * order): a QP never stops. */
-#define EMU_DCQCN_MIN_MBPS	10.0
 
 /* Bursts a port's pacer may run ahead of the clock before its QPs wait
  * to send more. */
@@ -63,8 +51,11 @@ bool emu_cc_may_send(struct emu_qp *qp);
 void emu_cc_sent(struct emu_qp *qp, uint32_t len);
 
 /* The DCQCN steps alone, for tests: a CNP at now, and the passing of
- * time and bytes up to now. Rates in Mb/s, line the port's rate. */
-void emu_dcqcn_cut(struct emu_cc *cc, double line, uint64_t now_ns);
-void emu_dcqcn_advance(struct emu_cc *cc, double line, uint64_t now_ns);
+ * time up to now, with parameters p (the port's). Rates in Mb/s, line
+ * the port's rate. */
+void emu_dcqcn_cut(struct emu_cc *cc, const struct emu_dcqcn_cfg *p,
+		   double line, uint64_t now_ns);
+void emu_dcqcn_advance(struct emu_cc *cc, const struct emu_dcqcn_cfg *p,
+		       double line, uint64_t now_ns);
 
 #endif

@@ -99,6 +99,7 @@ void emu_port_config_default(struct emu_port_config *port)
 	port->udp_port = 4791;
 	/* The DCQCN paper's N: one CNP per 50 us per QP at most. */
 	port->cnp_interval_us = 50;
+	port->dcqcn_cfg = (struct emu_dcqcn_cfg)EMU_DCQCN_DEFAULTS;
 }
 
 static uint32_t res_rd_atom(const struct emu_limits *l)
@@ -327,6 +328,14 @@ enum port_key {
 	PK_ECN_THRESHOLD,
 	PK_CNP_INTERVAL_US,
 	PK_DCQCN,
+	PK_DCQCN_G,
+	PK_DCQCN_ALPHA_US,
+	PK_DCQCN_TIMER_US,
+	PK_DCQCN_BYTES_KB,
+	PK_DCQCN_F,
+	PK_DCQCN_AI_MBPS,
+	PK_DCQCN_HAI_MBPS,
+	PK_DCQCN_MIN_MBPS,
 	PK_COUNT
 };
 
@@ -350,6 +359,14 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_ECN_THRESHOLD] = "ecn_threshold",
 	[PK_CNP_INTERVAL_US] = "cnp_interval_us",
 	[PK_DCQCN] = "dcqcn",
+	[PK_DCQCN_G] = "dcqcn_g",
+	[PK_DCQCN_ALPHA_US] = "dcqcn_alpha_us",
+	[PK_DCQCN_TIMER_US] = "dcqcn_timer_us",
+	[PK_DCQCN_BYTES_KB] = "dcqcn_bytes_kb",
+	[PK_DCQCN_F] = "dcqcn_f",
+	[PK_DCQCN_AI_MBPS] = "dcqcn_ai_mbps",
+	[PK_DCQCN_HAI_MBPS] = "dcqcn_hai_mbps",
+	[PK_DCQCN_MIN_MBPS] = "dcqcn_min_mbps",
 };
 
 /* Set one port key other than gid. Does not check address against netdev:
@@ -442,6 +459,36 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 			return -1;
 		port->dcqcn = i == 1;
 		return 0;
+	case PK_DCQCN_G: {
+		double g;
+		char *end;
+
+		errno = 0;
+		g = strtod(v, &end);
+		if (errno || *end || end == v || !(g > 0 && g <= 1))
+			return fail(err, "%s is not a fraction in (0, 1]", v);
+		port->dcqcn_cfg.g = g;
+		return 0;
+	}
+	case PK_DCQCN_ALPHA_US:
+		return parse_u32(v, 1, 1000000, &port->dcqcn_cfg.alpha_us,
+				 err);
+	case PK_DCQCN_TIMER_US:
+		return parse_u32(v, 1, 1000000, &port->dcqcn_cfg.timer_us,
+				 err);
+	case PK_DCQCN_BYTES_KB:
+		return parse_u32(v, 1, 1048576, &port->dcqcn_cfg.bytes_kb,
+				 err);
+	case PK_DCQCN_F:
+		return parse_u32(v, 0, 1000, &port->dcqcn_cfg.f, err);
+	case PK_DCQCN_AI_MBPS:
+		return parse_u32(v, 1, 1000000, &port->dcqcn_cfg.ai_mbps, err);
+	case PK_DCQCN_HAI_MBPS:
+		return parse_u32(v, 1, 1000000, &port->dcqcn_cfg.hai_mbps,
+				 err);
+	case PK_DCQCN_MIN_MBPS:
+		return parse_u32(v, 1, 1000000, &port->dcqcn_cfg.min_mbps,
+				 err);
 	case PK_UDP_PORT:
 		if (parse_u32(v, 1, 65535, &x, err))
 			return -1;
@@ -624,6 +671,14 @@ int emu_port_config_set_live(struct emu_port_config *port, const char *key,
 	case PK_ECN_THRESHOLD:
 	case PK_CNP_INTERVAL_US:
 	case PK_DCQCN:
+	case PK_DCQCN_G:
+	case PK_DCQCN_ALPHA_US:
+	case PK_DCQCN_TIMER_US:
+	case PK_DCQCN_BYTES_KB:
+	case PK_DCQCN_F:
+	case PK_DCQCN_AI_MBPS:
+	case PK_DCQCN_HAI_MBPS:
+	case PK_DCQCN_MIN_MBPS:
 		if (port_set(port, (enum port_key)k, v, why)) {
 			snprintf(err, errlen, "%s: %s", key, why);
 			return -1;
@@ -635,7 +690,7 @@ int emu_port_config_set_live(struct emu_port_config *port, const char *key,
 				 "not one that changes at run time (state, "
 				 "speed, width, latency_us, jitter_us, jitter, "
 				 "link_seed, ecn_threshold, cnp_interval_us, "
-				 "dcqcn)");
+				 "dcqcn and its dcqcn_* parameters)");
 		return -1;
 	}
 }

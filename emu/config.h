@@ -25,6 +25,21 @@ struct emu_static_gid {
 	uint32_t type;		/* enum ibv_gid_type value */
 };
 
+/* DCQCN's parameters (the names are the paper's; the defaults its, and
+ * mlx5's where it has them): g for alpha, the alpha and rate-increase
+ * periods, the byte counter, fast-recovery steps, the additive and
+ * hyper-increase steps, and the floor of a cut. */
+struct emu_dcqcn_cfg {
+	double g;
+	uint32_t alpha_us, timer_us;
+	uint32_t bytes_kb;
+	uint32_t f;
+	uint32_t ai_mbps, hai_mbps, min_mbps;
+};
+
+#define EMU_DCQCN_DEFAULTS \
+	{ 1.0 / 256, 55, 55, 10240, 5, 40, 100, 10 }
+
 struct emu_port_config {
 	uint8_t link_layer;	/* IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
 	bool active;		/* initial state: ACTIVE (true) or DOWN */
@@ -37,9 +52,10 @@ struct emu_port_config {
 	uint32_t jitter_us;	/* its spread (emu/link.h) */
 	uint8_t jitter;		/* enum emu_jitter */
 	uint32_t link_seed;	/* of the jitter's draws */
-	uint32_t ecn_threshold;	/* egress queue (packets) that marks CE; 0 off */
+	uint32_t ecn_threshold;	/* queue (packets) that marks CE; 0: off */
 	uint32_t cnp_interval_us; /* per QP, between CNPs sent */
 	bool dcqcn;		/* CNPs cut the sending QP's rate */
+	struct emu_dcqcn_cfg dcqcn_cfg;
 	/* Endpoint: an explicit address, else a netdev, else a free loopback
 	 * address claimed at discovery. */
 	bool has_address;

@@ -592,6 +592,7 @@ static void do_change(void *arg)
 	port->cfg.ecn_threshold = c->cfg->ecn_threshold;
 	port->cfg.cnp_interval_us = c->cfg->cnp_interval_us;
 	port->cfg.dcqcn = c->cfg->dcqcn;
+	port->cfg.dcqcn_cfg = c->cfg->dcqcn_cfg;
 	if (tp->open)
 		emu_transport_link_config(tp);
 }

@@ -6,11 +6,16 @@
 #include <math.h>
 
 #include "emu/cc.h"
+#include "emu/config.h"
 #include "tests/unit/testlib.h"
 
 #define LINE	10000.0		/* Mb/s: 1x QDR */
 #define T0	1000000000ull
-#define K	EMU_DCQCN_ALPHA_NS
+
+static const struct emu_dcqcn_cfg P = EMU_DCQCN_DEFAULTS;
+#define K	((uint64_t)P.alpha_us * 1000)	/* = the timer's period */
+#define G	P.g
+#define F	((int)P.f)
 
 static bool near(double a, double b)
 {
@@ -22,20 +27,20 @@ START_TEST(t_cut)
 	struct emu_cc cc = { 0 };
 	double a;
 
-	emu_dcqcn_cut(&cc, LINE, T0);
+	emu_dcqcn_cut(&cc, &P, LINE, T0);
 	ck_assert(cc.limited);
 	/* alpha starts at 1: the rate halves, the target is the old rate. */
 	ck_assert(near(cc.rc, LINE / 2));
 	ck_assert(near(cc.rt, LINE));
 	ck_assert(near(cc.alpha, 1.0));
 	/* Another CNP at once: half again, alpha rises towards 1 (it is). */
-	emu_dcqcn_cut(&cc, LINE, T0 + 1000);
+	emu_dcqcn_cut(&cc, &P, LINE, T0 + 1000);
 	ck_assert(near(cc.rc, LINE / 4));
 	ck_assert(near(cc.rt, LINE / 2));
 	/* Ten alpha periods without a CNP: alpha x (1 - g)^10, and a cut by
 	 * alpha / 2 of the rate fast recovery brought up meanwhile. */
-	a = pow(1 - EMU_DCQCN_G, 10);
-	emu_dcqcn_advance(&cc, LINE, T0 + 1000 + 10 * K);
+	a = pow(1 - G, 10);
+	emu_dcqcn_advance(&cc, &P, LINE, T0 + 1000 + 10 * K);
 	ck_assert(near(cc.alpha, a));
 	ck_assert_uint_eq(cc.cuts, 2);
 }
@@ -47,17 +52,17 @@ START_TEST(t_recovery)
 	double rc;
 	int i;
 
-	emu_dcqcn_cut(&cc, LINE, T0);
+	emu_dcqcn_cut(&cc, &P, LINE, T0);
 	/* Fast recovery: each timer step halves the way to the target. */
-	for (i = 1, rc = LINE / 2; i < EMU_DCQCN_F; i++) {
-		emu_dcqcn_advance(&cc, LINE, T0 + (uint64_t)i * K);
+	for (i = 1, rc = LINE / 2; i < F; i++) {
+		emu_dcqcn_advance(&cc, &P, LINE, T0 + (uint64_t)i * K);
 		rc = (LINE + rc) / 2;
 		ck_assert_msg(near(cc.rc, rc), "step %d: %f", i, cc.rc);
 		ck_assert(near(cc.rt, LINE));
 	}
 	ck_assert(cc.limited);
 	/* At the line rate the limiter lets go. */
-	emu_dcqcn_advance(&cc, LINE, T0 + 600 * K);
+	emu_dcqcn_advance(&cc, &P, LINE, T0 + 600 * K);
 	ck_assert(!cc.limited);
 }
 END_TEST
@@ -71,19 +76,19 @@ START_TEST(t_increase)
 	double rt;
 	int i;
 
-	emu_dcqcn_cut(&cc, LINE, T0);
-	emu_dcqcn_cut(&cc, LINE, T0);
-	emu_dcqcn_cut(&cc, LINE, T0);		/* target LINE / 4 */
-	for (i = 1; i <= EMU_DCQCN_F; i++)
-		emu_dcqcn_advance(&cc, LINE, T0 + (uint64_t)i * K);
+	emu_dcqcn_cut(&cc, &P, LINE, T0);
+	emu_dcqcn_cut(&cc, &P, LINE, T0);
+	emu_dcqcn_cut(&cc, &P, LINE, T0);		/* target LINE / 4 */
+	for (i = 1; i <= F; i++)
+		emu_dcqcn_advance(&cc, &P, LINE, T0 + (uint64_t)i * K);
 	rt = cc.rt;
-	emu_dcqcn_advance(&cc, LINE, T0 + (uint64_t)(EMU_DCQCN_F + 1) * K);
-	ck_assert(near(cc.rt, rt + EMU_DCQCN_RAI_MBPS));
+	emu_dcqcn_advance(&cc, &P, LINE, T0 + (uint64_t)(F + 1) * K);
+	ck_assert(near(cc.rt, rt + P.ai_mbps));
 	/* Hyper: both counters past F. */
-	cc.bc_steps = EMU_DCQCN_F + 2;
+	cc.bc_steps = F + 2;
 	rt = cc.rt;
-	emu_dcqcn_advance(&cc, LINE, T0 + (uint64_t)(EMU_DCQCN_F + 2) * K);
-	ck_assert(near(cc.rt, rt + 2 * EMU_DCQCN_RHAI_MBPS));
+	emu_dcqcn_advance(&cc, &P, LINE, T0 + (uint64_t)(F + 2) * K);
+	ck_assert(near(cc.rt, rt + 2 * P.hai_mbps));
 }
 END_TEST
 
@@ -94,9 +99,31 @@ START_TEST(t_floor)
 	int i;
 
 	for (i = 0; i < 100; i++)
-		emu_dcqcn_cut(&cc, LINE, T0 + (uint64_t)i);
-	ck_assert(near(cc.rc, EMU_DCQCN_MIN_MBPS));
+		emu_dcqcn_cut(&cc, &P, LINE, T0 + (uint64_t)i);
+	ck_assert(near(cc.rc, P.min_mbps));
 	ck_assert_uint_eq(cc.cuts, 100);
+}
+END_TEST
+
+/* The parameters are the port's: a larger g and additive step, F = 0. */
+START_TEST(t_params)
+{
+	struct emu_dcqcn_cfg q = P;
+	struct emu_cc cc = { 0 };
+
+	q.g = 0.5;
+	q.f = 0;
+	q.ai_mbps = 1000;
+	q.min_mbps = 4000;
+	emu_dcqcn_cut(&cc, &q, LINE, T0);
+	ck_assert(near(cc.rc, LINE / 2));
+	ck_assert(near(cc.alpha, 1.0));
+	emu_dcqcn_cut(&cc, &q, LINE, T0);
+	ck_assert(near(cc.rc, 4000));			/* the floor */
+	/* F = 0: the first timer step is additive, by 1000 Mb/s. */
+	emu_dcqcn_advance(&cc, &q, LINE, T0 + (uint64_t)q.timer_us * 1000);
+	ck_assert(near(cc.rt, LINE / 2 + 1000));
+	ck_assert(near(cc.alpha, 0.5));	/* one alpha period at g = 1/2 */
 }
 END_TEST
 
@@ -109,6 +136,7 @@ static Suite *cc_suite(void)
 	tcase_add_test(tc, t_recovery);
 	tcase_add_test(tc, t_increase);
 	tcase_add_test(tc, t_floor);
+	tcase_add_test(tc, t_params);
 	suite_add_tcase(s, tc);
 	return s;
 }
