@@ -13,6 +13,9 @@
 /* Rules per device at most, and the name of one. */
 #define EMU_FAULT_MAX		32
 #define EMU_FAULT_NAME_MAX	32
+/* Packets a rule remembers having seen (a power of 2): more than a QP's
+ * window, so that a retransmission is known as one. */
+#define EMU_FAULT_SIGHTS	64
 
 enum emu_fault_action {
 	EMU_FAULT_NONE,		/* not set yet: a rule needs one */
@@ -88,6 +91,15 @@ struct emu_fault_rule {
 	uint64_t matched, acted;
 	/* State of every=, prob= and msg=. */
 	uint64_t rng, seen, msgs;
+	/* prob= draws from the seed and the packet (its local QP's index,
+	 * PSN and opcode, and how often this rule saw it before: a
+	 * retransmission draws anew): the packets this rule saw lately. */
+	struct emu_fault_sight {
+		uint64_t id;		/* 0: empty */
+		uint32_t times;
+	} sight[EMU_FAULT_SIGHTS];
+	uint64_t draw;			/* the last draw, for corrupt */
+	uint32_t sighting;		/* of that packet: 0 the first */
 };
 
 static inline bool emu_fault_is_event(const struct emu_fault_rule *r)
@@ -126,6 +138,9 @@ struct emu_fault_pkt {
 	uint8_t dir;			/* EMU_FAULT_TX or EMU_FAULT_RX */
 	uint32_t port;
 	uint32_t qpn, rqpn;		/* local, remote (rqpn ~0: unknown) */
+	/* The local QP's place in its device: the same in every run that
+	 * creates QPs in the same order, as its QPN (random) is not. */
+	uint32_t qp_index;
 	const struct in6_addr *peer;
 	const uint8_t *bth;
 	uint32_t len;			/* BTH through ICRC */

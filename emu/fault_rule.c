@@ -409,6 +409,7 @@ int emu_fault_check(struct emu_fault_rule *r, char *err, size_t len)
 		return fail(err, len, "keep= is for the truncate action");
 	reseed(r);
 	r->matched = r->acted = r->seen = r->msgs = 0;
+	memset(r->sight, 0, sizeof(r->sight));
 	return 0;
 }
 
@@ -607,6 +608,34 @@ static bool psn_in(const struct emu_fault_rule *r, uint32_t psn)
 	return psn >= r->psn_lo || psn <= r->psn_hi;	/* wraps */
 }
 
+/*
+ * The rule's draw for p: from the seed and the packet's identity (the
+ * local QP's index, PSN, opcode) and the number of times the rule saw that packet before,
+ * so that the first transmission of a packet meets the same fate in every
+ * run with the seed, whatever the timing let pass before it, and each
+ * retransmission draws anew. A packet with no BTH draws from the seed's
+ * sequence.
+ */
+static uint64_t draw(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
+{
+	struct emu_fault_sight *s;
+	uint64_t id;
+
+	r->sighting = 0;
+	if (p->len < WIRE_BTH_LEN)
+		return emu_rand_next(&r->rng);
+	id = ((uint64_t)bth_opcode(p->bth) << 48 |
+	      (uint64_t)(p->qp_index & WIRE_QPN_MASK) << 24 |
+	      bth_psn(p->bth)) + 1;
+	s = &r->sight[emu_rand_mix(0, id) & (EMU_FAULT_SIGHTS - 1)];
+	if (s->id != id) {
+		s->id = id;
+		s->times = 0;
+	}
+	r->sighting = s->times;
+	return emu_rand_mix(r->seed, emu_rand_mix(id, s->times++));
+}
+
 bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 {
 	uint32_t f = 0;
@@ -641,7 +670,8 @@ bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 	r->matched++;
 	if (r->every > 1 && ++r->seen % r->every)
 		return false;
-	if (r->prob_ppm < PPM && emu_rand_next(&r->rng) % PPM >= r->prob_ppm)
+	r->draw = draw(r, p);
+	if (r->prob_ppm < PPM && r->draw % PPM >= r->prob_ppm)
 		return false;
 	if (r->count && r->acted >= r->count)
 		return false;
@@ -665,6 +695,7 @@ void emu_fault_corrupt(struct emu_fault_rule *r, uint8_t *bth, uint32_t len)
 		lo = hdr;
 		n = len - ICRC_LEN - hdr;
 	}
-	bit = emu_rand_next(&r->rng) % ((uint64_t)n * 8);
+	/* From the packet's draw: the same packet, the same bit. */
+	bit = emu_rand_mix(r->draw, 1) % ((uint64_t)n * 8);
 	bth[lo + bit / 8] ^= (uint8_t)(1u << (bit % 8));
 }

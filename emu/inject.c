@@ -392,6 +392,17 @@ static struct emu_fault_rule *first_acting(struct emu_tport *tp,
 	return NULL;
 }
 
+/* qpn's place among the device's QPs (emu_fault_pkt.qp_index); QP0 and
+ * QP1 are their own. */
+static uint32_t qp_index(struct emu_tport *tp, uint32_t qpn)
+{
+	const struct emu_numtab *t = &tp->port->dev->qps;
+
+	if (qpn < t->lowest)
+		return qpn;
+	return (qpn - t->first) & WIRE_QPN_MASK;
+}
+
 static uint32_t truncated_len(const struct emu_fault_rule *r, uint32_t len)
 {
 	uint32_t keep = r->keep ? r->keep : len / 2;
@@ -414,6 +425,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	unsigned int i;
 	uint8_t *b2;
 
+	p.qp_index = qp_index(tp, qpn);
 	for (i = 0; i < npay; i++)
 		len += (uint32_t)pay[i].iov_len;
 	p.len = len;
@@ -425,8 +437,9 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		release(tp, EMU_FAULT_TX, 0, true);
 		return;
 	}
-	emu_log(EMU_LOG_XPORT, "fault %s: tx %s psn 0x%06x", r->name,
-		wire_op_name(bth_opcode(buf)), bth_psn(buf));
+	emu_log(EMU_LOG_XPORT, "fault %s: tx %s qpn 0x%06x psn 0x%06x seen %u",
+		r->name, wire_op_name(bth_opcode(buf)), bth_qpn(buf),
+		bth_psn(buf), r->sighting);
 	if (r->action == EMU_FAULT_DROP)
 		return;
 	/* Everything else works on a copy of its own: the payload may be
@@ -493,6 +506,7 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 	struct emu_fault_held *h;
 
 	p.qpn = u->len >= WIRE_BTH_LEN ? bth_qpn(u->data) : ~0u;
+	p.qp_index = qp_index(tp, p.qpn);
 	p.rqpn = rx_rqpn(tp, u);
 	r = first_acting(tp, &p);
 	if (!r) {
@@ -502,8 +516,10 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 		return;
 	}
 	if (u->len >= WIRE_BTH_LEN)
-		emu_log(EMU_LOG_XPORT, "fault %s: rx %s psn 0x%06x", r->name,
-			wire_op_name(bth_opcode(u->data)), bth_psn(u->data));
+		emu_log(EMU_LOG_XPORT,
+			"fault %s: rx %s qpn 0x%06x psn 0x%06x seen %u",
+			r->name, wire_op_name(bth_opcode(u->data)),
+			bth_qpn(u->data), bth_psn(u->data), r->sighting);
 	switch (r->action) {
 	case EMU_FAULT_DROP:
 		return;

@@ -22,7 +22,7 @@ int emu_numtab_create(struct emu_numtab *t, uint32_t max, uint32_t lowest,
 	t->max = max;
 	t->live = 0;
 	t->lowest = lowest;
-	t->next = first;
+	t->first = t->next = first;
 	return 0;
 }
 

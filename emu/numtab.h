@@ -20,6 +20,7 @@ struct emu_numtab {
 	uint32_t max;			/* live objects allowed */
 	uint32_t live;
 	uint32_t lowest;		/* smaller numbers are never given */
+	uint32_t first;			/* the first number given */
 	uint32_t next;			/* the next number to try */
 };
 

@@ -24,4 +24,17 @@ static inline uint64_t emu_rand_next(uint64_t *state)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+/* A well-mixed 64-bit value from two (splitmix64's finaliser over their
+ * combination): a fault rule's draw for one packet from the rule's seed
+ * and the packet's identity, so that its fate does not depend on what
+ * other packets came before it. */
+static inline uint64_t emu_rand_mix(uint64_t a, uint64_t b)
+{
+	uint64_t z = a + 0x9e3779b97f4a7c15ull * (b + 1);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 #endif

@@ -345,19 +345,71 @@ START_TEST(t_prob)
 }
 END_TEST
 
+/* A draw belongs to the packet, not to its place in the traffic: the
+ * first sighting of each PSN meets the same fate whatever other packets
+ * came before it (a timing change lets through more or fewer), and a
+ * retransmission (the same PSN seen again) draws anew, so that a dropped
+ * packet is not dropped forever. */
+START_TEST(t_prob_keyed)
+{
+	struct emu_fault_rule a = one("drop prob=0.3 seed=7"),
+			      b = one("drop prob=0.3 seed=7");
+	bool fate[200], again_differs = false;
+	struct pktset s;
+	uint32_t psn;
+
+	for (psn = 0; psn < 200; psn++) {
+		pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), psn);
+		fate[psn] = emu_fault_match(&a, &s.p);
+	}
+	/* b sees the odd PSNs first, then all of them: the even ones meet
+	 * a's fate at their first sighting, the odd ones are repeats. */
+	for (psn = 1; psn < 200; psn += 2) {
+		pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), psn);
+		ck_assert_msg(emu_fault_match(&b, &s.p) == fate[psn], "%u", psn);
+	}
+	for (psn = 0; psn < 200; psn++) {
+		bool x;
+
+		pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), psn);
+		x = emu_fault_match(&b, &s.p);
+		if (psn % 2 == 0)
+			ck_assert_msg(x == fate[psn], "%u", psn);
+		else
+			again_differs |= x != fate[psn];
+	}
+	ck_assert(again_differs);
+	/* Another opcode at the same PSN is another packet. */
+	{
+		unsigned int same = 0;
+
+		for (psn = 0; psn < 200; psn++) {
+			pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(SEND_MIDDLE), psn);
+			same += emu_fault_match(&a, &s.p) == fate[psn];
+		}
+		ck_assert_uint_lt(same, 190);
+	}
+}
+END_TEST
+
 /* Corruption flips exactly one bit, in the headers or the payload, never
- * the ICRC; the same seed the same bit. */
+ * the ICRC; the same seed and packet the same bit, other packets others. */
 START_TEST(t_corrupt)
 {
 	struct emu_fault_rule h = one("corrupt seed=3"),
 			      p = one("corrupt where=payload seed=3"),
 			      p2 = one("corrupt where=payload seed=3");
 	uint8_t a[256], b[256], c[256];
-	uint32_t len = make(a, WIRE_OP_RC(WRITE_FIRST), 5, 1, 0), i, diff;
-	uint32_t hdr = wire_op_hdr_len(WIRE_OP_RC(WRITE_FIRST));
+	uint32_t len, i, diff, hdr = wire_op_hdr_len(WIRE_OP_RC(WRITE_FIRST));
+	uint32_t first_bit = ~0u;
+	bool moved = false;
+	struct pktset s;
 	int k;
 
 	for (k = 0; k < 50; k++) {
+		pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_FIRST), (uint32_t)k);
+		len = make(a, WIRE_OP_RC(WRITE_FIRST), 0x22, (uint32_t)k, 0);
+		ck_assert(emu_fault_match(&h, &s.p));
 		memcpy(b, a, sizeof(a));
 		emu_fault_corrupt(&h, b, len);
 		for (i = 0, diff = 0; i < len; i++) {
@@ -368,6 +420,8 @@ START_TEST(t_corrupt)
 			diff++;
 		}
 		ck_assert_uint_eq(diff, 1);
+		ck_assert(emu_fault_match(&p, &s.p));
+		ck_assert(emu_fault_match(&p2, &s.p));
 		memcpy(b, a, sizeof(a));
 		memcpy(c, a, sizeof(a));
 		emu_fault_corrupt(&p, b, len);
@@ -378,10 +432,14 @@ START_TEST(t_corrupt)
 				continue;
 			ck_assert_uint_ge(i, hdr);
 			ck_assert_uint_lt(i, len - 4);
+			if (first_bit == ~0u)
+				first_bit = i;
+			moved |= i != first_bit;
 			diff++;
 		}
 		ck_assert_uint_eq(diff, 1);
 	}
+	ck_assert(moved);
 	/* No payload: the headers take it. */
 	len = make(a, WIRE_OP_RC(ACK), 5, 1, 0x1f) - 64;
 	memcpy(b, a, sizeof(a));
@@ -503,6 +561,7 @@ static Suite *fault_suite(void)
 	tcase_add_test(tc, t_matchers);
 	tcase_add_test(tc, t_counting);
 	tcase_add_test(tc, t_prob);
+	tcase_add_test(tc, t_prob_keyed);
 	tcase_add_test(tc, t_corrupt);
 	tcase_add_test(tc, t_format);
 	tcase_add_test(tc, t_config);
