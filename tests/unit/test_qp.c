@@ -1415,6 +1415,99 @@ START_TEST(t_port_set)
 END_TEST
 
 /*
+ * A port that flaps in the middle of an RC transfer of 60 WRITEs of 64 KiB
+ * at 1x SDR (about 13 ms of wire): PORT_ERR, then PORT_ACTIVE, and
+ * nothing else changes. An outage shorter than the QP's retry budget
+ * (timeout x (retry_cnt + 1)) costs retransmissions and the data arrives
+ * whole; a longer one ends the first incomplete WRITE with RETRY_EXC_ERR
+ * and flushes the rest, as a NIC whose link went down would.
+ */
+static unsigned long long counter(struct ibv_context *ctx,
+				  const char *name);
+
+static void flap(uint8_t timeout, uint8_t retry, int outage_ms,
+		 bool survives)
+{
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	struct fx f;
+	unsigned int i, ok = 0, exc = 0, flushed = 0;
+	uint8_t *src;
+
+	fx_open(&f, IBV_QPT_RC);
+	connect_qp(&f, f.a.qp, f.b.qp->qp_num, timeout, retry, 7);
+	connect_qp(&f, f.b.qp, f.a.qp->qp_num, timeout, retry, 7);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=SDR width=1x",
+					   NULL, 0), 0);
+	fill(f.a.buf, BUF_LEN, 9);
+	memset(f.b.buf, 0, BUF_LEN);
+	for (i = 0; i < 60; i++) {
+		src = f.a.buf + (i % 4) * 65536;
+		ck_assert_int_eq(post_one(&f.a, IBV_WR_RDMA_WRITE, i, src,
+					  65536, (uintptr_t)f.b.buf +
+					  (i % 4) * 65536, f.b.mr->rkey), 0);
+	}
+	wait_wc(f.a.cq, &wc, 5000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ok++;
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "state=down", NULL, 0),
+			 0);
+	ck_assert(get_event(f.ctx, &ev, 1000));
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ERR);
+	ibv_ack_async_event(&ev);
+	usleep((useconds_t)outage_ms * 1000);
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "state=active", NULL, 0),
+			 0);
+	ck_assert(get_event(f.ctx, &ev, 1000));
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+	ibv_ack_async_event(&ev);
+	while (ok + exc + flushed < 60) {
+		wait_wc(f.a.cq, &wc, 10000);
+		ck_assert_uint_eq(wc.wr_id, ok + exc + flushed);
+		if (wc.status == IBV_WC_SUCCESS) {
+			ck_assert_uint_eq(exc + flushed, 0);
+			ok++;
+		} else if (wc.status == IBV_WC_RETRY_EXC_ERR) {
+			ck_assert_uint_eq(exc + flushed, 0);
+			exc++;
+		} else {
+			ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+			ck_assert_uint_eq(exc, 1);
+			flushed++;
+		}
+	}
+	/* The outage hit packets in flight: the requester timed out. */
+	ck_assert_uint_gt(counter(f.ctx, "timeouts"), 0);
+	ck_assert_uint_gt(counter(f.ctx, "rx_port_down") +
+			  counter(f.ctx, "tx_dropped") +
+			  counter(f.ctx, "link_dropped"), 0);
+	if (survives) {
+		ck_assert_uint_eq(ok, 60);
+		ck_assert(!memcmp(f.a.buf, f.b.buf, 4 * 65536));
+	} else {
+		ck_assert_uint_eq(exc, 1);
+		ck_assert_uint_lt(ok, 60);
+	}
+	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=EDR width=4x",
+					   NULL, 0), 0);
+	fx_close(&f);
+}
+
+/* 150 ms down against 8 x 67 ms of retries. */
+START_TEST(t_port_flap_short)
+{
+	flap(14, 7, 150, true);
+}
+END_TEST
+
+/* 600 ms down against 3 x 17 ms of retries. */
+START_TEST(t_port_flap_long)
+{
+	flap(12, 2, 600, false);
+}
+END_TEST
+
+/*
  * Scheduled events as rules: at= from the device's start, in rule order
  * when due together. The port goes down (PORT_ERR) and later up
  * (PORT_ACTIVE), a GID is added (GID_CHANGE, and it is in the table), a
@@ -1597,6 +1690,8 @@ static Suite *qp_suite(void)
 	tcase_add_test(td, t_rc_send);
 	tcase_add_test(td, t_fault_api);
 	tcase_add_test(td, t_port_set);
+	tcase_add_test(td, t_port_flap_short);
+	tcase_add_test(td, t_port_flap_long);
 	tcase_add_test(td, t_fault_events);
 	tcase_add_test(td, t_congestion);
 	tcase_add_test(td, t_rc_send_inline_multi_sge);
