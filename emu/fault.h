@@ -13,9 +13,18 @@
 /* Rules per device at most, and the name of one. */
 #define EMU_FAULT_MAX		32
 #define EMU_FAULT_NAME_MAX	32
-/* Packets a rule remembers having seen (a power of 2): more than a QP's
- * window, so that a retransmission is known as one. */
-#define EMU_FAULT_SIGHTS	64
+/* Packets a rule remembers having acted on (a power of 2): one forgotten
+ * meets the fate of its first sighting again, once. */
+#define EMU_FAULT_SIGHTS	256
+#define EMU_FAULT_WAYS		8	/* in sets of so many */
+
+/* A packet a rule acted on, by identity, how many times, and when last
+ * (the rule's count of actions then). */
+struct emu_fault_sight {
+	uint64_t id;			/* 0: empty */
+	uint64_t when;
+	uint32_t times;
+};
 
 enum emu_fault_action {
 	EMU_FAULT_NONE,		/* not set yet: a rule needs one */
@@ -92,14 +101,14 @@ struct emu_fault_rule {
 	/* State of every=, prob= and msg=. */
 	uint64_t rng, seen, msgs;
 	/* prob= draws from the seed and the packet (its local QP's index,
-	 * PSN and opcode, and how often this rule saw it before: a
-	 * retransmission draws anew): the packets this rule saw lately. */
-	struct emu_fault_sight {
-		uint64_t id;		/* 0: empty */
-		uint32_t times;
-	} sight[EMU_FAULT_SIGHTS];
+	 * PSN and opcode, and how often this rule acted on it before: a
+	 * retransmission draws anew): EMU_FAULT_SIGHTS packets it acted on
+	 * lately, kept by the rule set that owns the rule. Without them
+	 * (NULL), the draws are the seed's sequence, one per packet. */
+	struct emu_fault_sight *sight;
 	uint64_t draw;			/* the last draw, for corrupt */
-	uint32_t sighting;		/* of that packet: 0 the first */
+	uint64_t draw_id;		/* of that packet; 0: none */
+	uint32_t sighting;		/* times acted on it before */
 };
 
 static inline bool emu_fault_is_event(const struct emu_fault_rule *r)

@@ -409,7 +409,7 @@ int emu_fault_check(struct emu_fault_rule *r, char *err, size_t len)
 		return fail(err, len, "keep= is for the truncate action");
 	reseed(r);
 	r->matched = r->acted = r->seen = r->msgs = 0;
-	memset(r->sight, 0, sizeof(r->sight));
+	r->sight = NULL;
 	return 0;
 }
 
@@ -609,31 +609,70 @@ static bool psn_in(const struct emu_fault_rule *r, uint32_t psn)
 }
 
 /*
- * The rule's draw for p: from the seed and the packet's identity (the
- * local QP's index, PSN, opcode) and the number of times the rule saw that packet before,
- * so that the first transmission of a packet meets the same fate in every
- * run with the seed, whatever the timing let pass before it, and each
- * retransmission draws anew. A packet with no BTH draws from the seed's
- * sequence.
+ * The rule's draw for p: from the seed, the packet's identity (the local
+ * QP's index, PSN, opcode) and how many times the rule acted on that
+ * packet before. The first transmission of a packet so meets the same
+ * fate in every run with the seed, whatever the timing let pass before
+ * it, and the retransmission of a packet the rule acted on draws anew
+ * (else a dropped packet would be dropped forever). Only packets acted on
+ * are remembered (rule_acted): they are few, and a window of others may
+ * pass before a retransmission. A packet with no BTH, or a rule with no
+ * memory of its own, draws from the seed's sequence.
  */
+/* The ways of a rule's memory where the packet id may be: a set of
+ * EMU_FAULT_WAYS, so that a few packets acted on in one window never push
+ * each other out (two that did would meet their first fate forever). */
+static struct emu_fault_sight *ways_of(struct emu_fault_rule *r, uint64_t id)
+{
+	uint64_t set = emu_rand_mix(0, id) %
+		       (EMU_FAULT_SIGHTS / EMU_FAULT_WAYS);
+
+	return &r->sight[set * EMU_FAULT_WAYS];
+}
+
 static uint64_t draw(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 {
-	struct emu_fault_sight *s;
-	uint64_t id;
+	struct emu_fault_sight *w;
+	unsigned int i;
 
 	r->sighting = 0;
-	if (p->len < WIRE_BTH_LEN)
+	r->draw_id = 0;
+	if (p->len < WIRE_BTH_LEN || !r->sight)
 		return emu_rand_next(&r->rng);
-	id = ((uint64_t)bth_opcode(p->bth) << 48 |
-	      (uint64_t)(p->qp_index & WIRE_QPN_MASK) << 24 |
-	      bth_psn(p->bth)) + 1;
-	s = &r->sight[emu_rand_mix(0, id) & (EMU_FAULT_SIGHTS - 1)];
-	if (s->id != id) {
-		s->id = id;
-		s->times = 0;
+	r->draw_id = ((uint64_t)bth_opcode(p->bth) << 48 |
+		      (uint64_t)(p->qp_index & WIRE_QPN_MASK) << 24 |
+		      bth_psn(p->bth)) + 1;
+	w = ways_of(r, r->draw_id);
+	for (i = 0; i < EMU_FAULT_WAYS; i++)
+		if (w[i].id == r->draw_id)
+			r->sighting = w[i].times;
+	return emu_rand_mix(r->seed, emu_rand_mix(r->draw_id, r->sighting));
+}
+
+/* The rule acts on the packet it drew for last: remember it, in its own
+ * way of the set if it has one, else in place of the one acted on
+ * longest ago. */
+static void rule_acted(struct emu_fault_rule *r)
+{
+	struct emu_fault_sight *w, *v;
+	unsigned int i;
+
+	r->acted++;
+	if (!r->draw_id)
+		return;
+	w = ways_of(r, r->draw_id);
+	v = w;
+	for (i = 0; i < EMU_FAULT_WAYS; i++) {
+		if (w[i].id == r->draw_id) {
+			v = &w[i];
+			break;
+		}
+		if (w[i].when < v->when)
+			v = &w[i];
 	}
-	r->sighting = s->times;
-	return emu_rand_mix(r->seed, emu_rand_mix(id, s->times++));
+	v->id = r->draw_id;
+	v->times = r->sighting + 1;
+	v->when = r->acted;
 }
 
 bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
@@ -675,7 +714,7 @@ bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 		return false;
 	if (r->count && r->acted >= r->count)
 		return false;
-	r->acted++;
+	rule_acted(r);
 	return true;
 }
 

@@ -37,6 +37,15 @@ static struct emu_fault_set *set_of(struct emu_tport *tp)
 	return &emu_transport_of(tp->port->dev)->faults;
 }
 
+/* Rule i of s is r from now on, with a memory of its own, empty. */
+static void keep(struct emu_fault_set *s, unsigned int i,
+		 const struct emu_fault_rule *r)
+{
+	s->rule[i] = *r;
+	s->rule[i].sight = s->sight[i];
+	memset(s->sight[i], 0, sizeof(s->sight[i]));
+}
+
 void emu_inject_init(struct emu_device *dev,
 		     const struct emu_fault_rule *rules, unsigned int n)
 {
@@ -48,7 +57,7 @@ void emu_inject_init(struct emu_device *dev,
 		if (rules[i].device[0] &&
 		    strcmp(rules[i].device, dev->ibdev.name))
 			continue;
-		s->rule[s->n++] = rules[i];
+		keep(s, s->n++, &rules[i]);
 		emu_log(EMU_LOG_XPORT, "%s: fault rule %s", dev->ibdev.name,
 			rules[i].name);
 	}
@@ -437,8 +446,8 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		release(tp, EMU_FAULT_TX, 0, true);
 		return;
 	}
-	emu_log(EMU_LOG_XPORT, "fault %s: tx %s qpn 0x%06x psn 0x%06x seen %u",
-		r->name, wire_op_name(bth_opcode(buf)), bth_qpn(buf),
+	emu_log(EMU_LOG_XPORT,
+		"fault %s: tx %s qpn 0x%06x psn 0x%06x acted before %u", r->name, wire_op_name(bth_opcode(buf)), bth_qpn(buf),
 		bth_psn(buf), r->sighting);
 	if (r->action == EMU_FAULT_DROP)
 		return;
@@ -517,7 +526,7 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 	}
 	if (u->len >= WIRE_BTH_LEN)
 		emu_log(EMU_LOG_XPORT,
-			"fault %s: rx %s qpn 0x%06x psn 0x%06x seen %u",
+			"fault %s: rx %s qpn 0x%06x psn 0x%06x acted before %u",
 			r->name, wire_op_name(bth_opcode(u->data)),
 			bth_qpn(u->data), bth_psn(u->data), r->sighting);
 	switch (r->action) {
@@ -568,7 +577,7 @@ static void do_add(void *arg)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		s->rule[s->n++] = tmp[i];
+		keep(s, s->n++, &tmp[i]);
 	if (s->started)
 		sched_arm(s);
 	c->rc = 0;
@@ -601,7 +610,13 @@ static void do_del(void *arg)
 			c->rc = 0;
 			continue;
 		}
-		s->rule[out++] = s->rule[i];
+		if (out != i) {
+			s->rule[out] = s->rule[i];
+			s->rule[out].sight = s->sight[out];
+			memcpy(s->sight[out], s->sight[i],
+			       sizeof(s->sight[out]));
+		}
+		out++;
 	}
 	s->n = out;
 }

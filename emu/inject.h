@@ -19,6 +19,8 @@ struct emu_udp_pkt;
  * a packet decides what happens to it. */
 struct emu_fault_set {
 	struct emu_fault_rule rule[EMU_FAULT_MAX];
+	/* Each rule's memory of the packets it acted on (rule[i].sight). */
+	struct emu_fault_sight sight[EMU_FAULT_MAX][EMU_FAULT_SIGHTS];
 	unsigned int n;
 	uint64_t t0_ns;			/* when the device's engine started:
 					 * after=, for= and at= count from it */

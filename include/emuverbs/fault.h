@@ -1,6 +1,6 @@
 /* include/emuverbs/fault.h: fault rules on an emulated device, in process,
  * for tests: the grammar of [fault NAME] sections and EMUVERBS_FAULT
- * (doc/faults.md). Exported under EMUVERBS_PRIVATE_1. */
+ * (doc/fault-injection.md). Exported under EMUVERBS_PRIVATE_1. */
 #ifndef EMUVERBS_FAULT_H
 #define EMUVERBS_FAULT_H
 

@@ -58,7 +58,7 @@ prob=0.05 seed=$1" timeout 300 "$EMU" run "$dc" --only "RC RDMA_WRITE" \
 		--rounds 60 --seed 3 >"$WORK/det.$2" 2>&1
 	grep -q "^2 passed, 0 failed" "$WORK/det.$2" ||
 		bad "determinism run $2 completes" "$WORK/det.$2"
-	sed -n 's/.*fault det: \(rx [A-Z_]*\) qpn [^ ]* \(psn .*seen 0\)$/\1 \2/p' \
+	sed -n 's/.*fault det: \(rx [A-Z_]*\) qpn [^ ]* \(psn .*acted before 0\)$/\1 \2/p' \
 		"$WORK/det.$2" | sort >"$WORK/det.$2.psn"
 }
 dropped 7 a

@@ -16,6 +16,9 @@
 #include "tests/unit/testlib.h"
 
 static char err[256];
+/* Memories for the rules of a test, as a device's rule set gives them. */
+static struct emu_fault_sight sights[8][EMU_FAULT_SIGHTS];
+static unsigned int nsights;
 
 /* One rule from a line; fails the test if it does not parse. */
 static struct emu_fault_rule one(const char *line)
@@ -26,6 +29,8 @@ static struct emu_fault_rule one(const char *line)
 	ck_assert_msg(!emu_fault_parse(line, r, 4, &n, err, sizeof(err)),
 		      "%s: %s", line, err);
 	ck_assert_uint_eq(n, 1);
+	memset(sights[nsights % 8], 0, sizeof(sights[0]));
+	r[0].sight = sights[nsights++ % 8];
 	return r[0];
 }
 
@@ -329,9 +334,11 @@ START_TEST(t_prob)
 	struct pktset s;
 	unsigned int i, na = 0, same = 0;
 
-	pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), 1);
 	for (i = 0; i < 10000; i++) {
-		bool x = emu_fault_match(&a, &s.p);
+		bool x;
+
+		pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), i);
+		x = emu_fault_match(&a, &s.p);
 
 		ck_assert(x == emu_fault_match(&b, &s.p));
 		same += x && emu_fault_match(&c, &s.p);
@@ -347,9 +354,10 @@ END_TEST
 
 /* A draw belongs to the packet, not to its place in the traffic: the
  * first sighting of each PSN meets the same fate whatever other packets
- * came before it (a timing change lets through more or fewer), and a
- * retransmission (the same PSN seen again) draws anew, so that a dropped
- * packet is not dropped forever. */
+ * came before it (a timing change lets through more or fewer); a packet
+ * passed is passed again, and one acted on draws anew when it comes back
+ * (a retransmission), so that a dropped packet is not dropped forever,
+ * even after a window of other packets went by. */
 START_TEST(t_prob_keyed)
 {
 	struct emu_fault_rule a = one("drop prob=0.3 seed=7"),
@@ -373,12 +381,31 @@ START_TEST(t_prob_keyed)
 
 		pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), psn);
 		x = emu_fault_match(&b, &s.p);
-		if (psn % 2 == 0)
+		if (psn % 2 == 0 || !fate[psn])
 			ck_assert_msg(x == fate[psn], "%u", psn);
 		else
 			again_differs |= x != fate[psn];
 	}
 	ck_assert(again_differs);
+	/* A dropped packet comes back after a window of 512 others: it draws
+	 * anew until it passes. */
+	{
+		uint32_t lost = 0, i, tries;
+
+		while (!fate[lost])
+			lost++;
+		for (tries = 0; tries < 20; tries++) {
+			for (i = 1000; i < 1512; i++) {
+				pkt(&s, EMU_FAULT_RX,
+				    WIRE_OP_RC(WRITE_MIDDLE), i);
+				emu_fault_match(&a, &s.p);
+			}
+			pkt(&s, EMU_FAULT_RX, WIRE_OP_RC(WRITE_MIDDLE), lost);
+			if (!emu_fault_match(&a, &s.p))
+				break;
+		}
+		ck_assert_uint_lt(tries, 20);
+	}
 	/* Another opcode at the same PSN is another packet. */
 	{
 		unsigned int same = 0;
