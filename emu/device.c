@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "emu/device.h"
+#include "emu/ctl.h"
 #include "emu/inject.h"
 #include "emu/engine.h"
 #include "emu/mr.h"
@@ -294,6 +295,7 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 	dev->index = index;
 	dev->nports = cfg->nports;
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_cond_init(&dev->ctl_done, NULL);
 	for (i = 0; i < EMU_MAX_PORTS; i++)
 		dev->ports[i].ep.fd = -1;
 	for (i = 1; i <= dev->nports; i++) {
@@ -353,6 +355,7 @@ void emu_device_destroy(struct emu_device *dev)
 	emu_qp_table_destroy(dev);
 	emu_srq_table_destroy(dev);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_cond_destroy(&dev->ctl_done);
 	free(dev);
 }
 
@@ -517,6 +520,7 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 	dev->contexts = ctx;
 	pthread_mutex_unlock(&ctx_lock);
 	pthread_mutex_unlock(&dev->lock);
+	emu_ctl_device_opened();
 	return ctx;
 }
 
@@ -534,11 +538,16 @@ void emu_context_close(struct emu_context *ctx)
 		}
 	}
 	pthread_mutex_unlock(&ctx_lock);
-	if (--dev->open_count == 0)
+	if (--dev->open_count == 0) {
+		/* A control command using the device finishes first. */
+		while (dev->ctl_holds)
+			pthread_cond_wait(&dev->ctl_done, &dev->lock);
 		engine_down(dev);
+	}
 	pthread_mutex_unlock(&dev->lock);
 	emu_async_fini(&ctx->async);
 	free(ctx);
+	emu_ctl_device_closed();
 }
 
 void emu_device_broadcast(struct emu_device *dev,

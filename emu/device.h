@@ -67,6 +67,10 @@ struct emu_device {
 	struct emu_context *contexts;
 	unsigned int open_count;
 	struct emu_engine *engine;
+	/* Control commands acting on the device (emu/ctl.h): the last close
+	 * waits for them before it stops the engine. */
+	unsigned int ctl_holds;
+	pthread_cond_t ctl_done;
 };
 
 static inline struct emu_context *emu_ctx(struct ibv_context *c)

@@ -22,14 +22,16 @@ libemucore_la_SOURCES = \
 	emu/budget.c emu/budget.h \
 	emu/link.c emu/link.h emu/rand.h \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
-	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h
+	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \
+	emu/ctl.c emu/ctl.h emu/ctl_cmd.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
 	$(INIH_LIBS) -lm
 
 # The engine thread (libev loop, calls, timers, fd watches, doorbells) and
 # the debug log: what librdmacm's connection manager needs of emu/ too.
-libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h
+libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h \
+	emu/ctl_dir.c
 libemuutil_la_LIBADD = $(EV_LIBS)
 
 EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md

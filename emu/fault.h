@@ -43,6 +43,13 @@ enum emu_fault_action {
 	EMU_FAULT_QP_FATAL,	/* qpn= */
 	EMU_FAULT_CQ_ERR,	/* qpn=: the QP's send CQ */
 	EMU_FAULT_SRQ_ERR,	/* srqn= */
+	EMU_FAULT_QP_REQ_ERR,	/* qpn=: ERR, IBV_EVENT_QP_REQ_ERR */
+	EMU_FAULT_QP_ACCESS_ERR, /* qpn=: ERR, IBV_EVENT_QP_ACCESS_ERR */
+	/* Port events that change nothing a RoCE port has: raised only. */
+	EMU_FAULT_LID_CHANGE,
+	EMU_FAULT_PKEY_CHANGE,
+	EMU_FAULT_SM_CHANGE,
+	EMU_FAULT_CLIENT_REREGISTER,
 };
 
 #define EMU_FAULT_FIRST_EVENT	EMU_FAULT_PORT_DOWN

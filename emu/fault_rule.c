@@ -33,6 +33,12 @@ static const char *const actions[] = {
 	[EMU_FAULT_QP_FATAL] = "qp_fatal",
 	[EMU_FAULT_CQ_ERR] = "cq_err",
 	[EMU_FAULT_SRQ_ERR] = "srq_err",
+	[EMU_FAULT_QP_REQ_ERR] = "qp_req_err",
+	[EMU_FAULT_QP_ACCESS_ERR] = "qp_access_err",
+	[EMU_FAULT_LID_CHANGE] = "lid_change",
+	[EMU_FAULT_PKEY_CHANGE] = "pkey_change",
+	[EMU_FAULT_SM_CHANGE] = "sm_change",
+	[EMU_FAULT_CLIENT_REREGISTER] = "client_reregister",
 };
 
 #define NACTIONS (sizeof(actions) / sizeof(actions[0]))
@@ -217,7 +223,9 @@ int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
 				    "duplicate, delay, reorder, corrupt, "
 				    "truncate, port_down, port_up, "
 				    "port_speed, gid_add, gid_del, qp_fatal, "
-				    "cq_err, srq_err", v);
+				    "cq_err, srq_err, qp_req_err, "
+				    "qp_access_err, lid_change, pkey_change, "
+				    "sm_change, client_reregister", v);
 		r->action = (enum emu_fault_action)i;
 	} else if (!strcmp(key, "dir")) {
 		if (!strcmp(v, "tx"))
@@ -348,6 +356,8 @@ int emu_fault_set(struct emu_fault_rule *r, const char *key, const char *v,
 static int check_event(struct emu_fault_rule *r, char *err, size_t len)
 {
 	enum emu_fault_action a = r->action;
+	bool on_qp = a == EMU_FAULT_QP_FATAL || a == EMU_FAULT_CQ_ERR ||
+		     a == EMU_FAULT_QP_REQ_ERR || a == EMU_FAULT_QP_ACCESS_ERR;
 
 	if (!r->has_at)
 		return fail(err, len, "%s needs at=TIME", actions[a]);
@@ -357,11 +367,11 @@ static int check_event(struct emu_fault_rule *r, char *err, size_t len)
 		return fail(err, len, "%s is an event: it takes at=, port=, "
 			    "device= and its own keys, not packet matchers",
 			    actions[a]);
-	if ((a == EMU_FAULT_QP_FATAL || a == EMU_FAULT_CQ_ERR) &&
-	    !r->has_qpn)
+	if (on_qp && !r->has_qpn)
 		return fail(err, len, "%s needs qpn=", actions[a]);
-	if (a != EMU_FAULT_QP_FATAL && a != EMU_FAULT_CQ_ERR && r->has_qpn)
-		return fail(err, len, "qpn= is for qp_fatal and cq_err");
+	if (!on_qp && r->has_qpn)
+		return fail(err, len, "qpn= is for qp_fatal, qp_req_err, "
+			    "qp_access_err and cq_err");
 	if ((a == EMU_FAULT_SRQ_ERR) != r->has_srqn)
 		return fail(err, len, a == EMU_FAULT_SRQ_ERR ?
 			    "srq_err needs srqn=" :

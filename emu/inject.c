@@ -67,7 +67,19 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* ---- scheduled events --------------------------------------------------- */
 
-static void fire(struct emu_device *dev, struct emu_fault_rule *r)
+/* Raise an event of the port's that changes nothing else. */
+static void port_event(struct emu_port *port, enum ibv_event_type type)
+{
+	struct ibv_async_event ev = {
+		.element.port_num = (int)port->num, .event_type = type,
+	};
+
+	emu_device_broadcast(port->dev, &ev);
+}
+
+/* Do what an event rule says, now: whether there was something to do it
+ * to (the port, the QP, the SRQ). */
+static bool fire(struct emu_device *dev, struct emu_fault_rule *r)
 {
 	struct emu_port *port = emu_device_port(dev, r->port);
 	char what[64], why[128];
@@ -78,7 +90,7 @@ static void fire(struct emu_device *dev, struct emu_fault_rule *r)
 	if (!port) {
 		emu_log(EMU_LOG_XPORT, "fault %s: no port %u", r->name,
 			r->port);
-		return;
+		return false;
 	}
 	switch (r->action) {
 	case EMU_FAULT_PORT_DOWN:
@@ -101,13 +113,31 @@ static void fire(struct emu_device *dev, struct emu_fault_rule *r)
 			emu_port_gid_changed(port);
 		break;
 	case EMU_FAULT_QP_FATAL:
+	case EMU_FAULT_QP_REQ_ERR:
+	case EMU_FAULT_QP_ACCESS_ERR:
 	case EMU_FAULT_CQ_ERR:
 		qp = emu_qp_lookup(dev, r->qpn);
 		done = qp != NULL;
-		if (qp && r->action == EMU_FAULT_QP_FATAL)
-			emu_qp_error(qp, IBV_EVENT_QP_FATAL);
-		else if (qp)
+		if (qp && r->action == EMU_FAULT_CQ_ERR)
 			emu_cq_fail(qp->scq);
+		else if (qp)
+			emu_qp_error(qp, r->action == EMU_FAULT_QP_FATAL ?
+					 IBV_EVENT_QP_FATAL :
+					 r->action == EMU_FAULT_QP_REQ_ERR ?
+					 IBV_EVENT_QP_REQ_ERR :
+					 IBV_EVENT_QP_ACCESS_ERR);
+		break;
+	case EMU_FAULT_LID_CHANGE:
+		port_event(port, IBV_EVENT_LID_CHANGE);
+		break;
+	case EMU_FAULT_PKEY_CHANGE:
+		port_event(port, IBV_EVENT_PKEY_CHANGE);
+		break;
+	case EMU_FAULT_SM_CHANGE:
+		port_event(port, IBV_EVENT_SM_CHANGE);
+		break;
+	case EMU_FAULT_CLIENT_REREGISTER:
+		port_event(port, IBV_EVENT_CLIENT_REREGISTER);
 		break;
 	case EMU_FAULT_SRQ_ERR:
 		srq = emu_srq_lookup(dev, r->srqn);
@@ -116,12 +146,13 @@ static void fire(struct emu_device *dev, struct emu_fault_rule *r)
 			emu_srq_fail(srq);
 		break;
 	default:
-		return;
+		return false;
 	}
 	r->matched++;
 	r->acted += done;
 	emu_log(EMU_LOG_XPORT, "fault %s: %s", r->name,
 		done ? "done" : "nothing to do it to");
+	return done;
 }
 
 static void sched_arm(struct emu_fault_set *s)
@@ -627,4 +658,55 @@ int emu_inject_del(struct emu_device *dev, const char *name)
 
 	emu_device_run(dev, do_del, &c);
 	return c.rc;
+}
+
+struct now_call {
+	struct emu_device *dev;
+	struct emu_fault_rule *rules;
+	unsigned int n;
+	unsigned int done;
+};
+
+static void do_now(void *arg)
+{
+	struct now_call *c = arg;
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		c->done += fire(c->dev, &c->rules[i]);
+	emu_transport_flush(emu_transport_of(c->dev));
+}
+
+int emu_inject_now(struct emu_device *dev, const char *line, char *err,
+		   size_t errlen)
+{
+	struct emu_fault_rule *rules = calloc(EMU_FAULT_MAX, sizeof(*rules));
+	struct now_call c = { dev, rules, 0, 0 };
+	unsigned int i;
+	int rc = 0;
+
+	if (!rules) {
+		snprintf(err, errlen, "out of memory");
+		return ENOMEM;
+	}
+	if (emu_fault_parse(line, rules, EMU_FAULT_MAX, &c.n, err, errlen)) {
+		rc = EINVAL;
+		goto out;
+	}
+	for (i = 0; i < c.n; i++) {
+		if (!emu_fault_is_event(&rules[i])) {
+			snprintf(err, errlen, "%s is not an event", line);
+			rc = EINVAL;
+			goto out;
+		}
+	}
+	emu_device_run(dev, do_now, &c);
+	if (c.done < c.n) {
+		snprintf(err, errlen, "nothing to do it to (no such port, QP "
+			 "or SRQ)");
+		rc = ENOENT;
+	}
+out:
+	free(rules);
+	return rc;
 }

@@ -82,5 +82,10 @@ void emu_inject_release(struct emu_tport *tp, uint64_t now_ns);
 int emu_inject_add(struct emu_device *dev, const char *line, char *err,
 		   size_t errlen);
 int emu_inject_del(struct emu_device *dev, const char *name);
+/* Do the events of a line now ("qp_fatal qpn=N at=0ms", the grammar of
+ * event rules), without keeping them: 0, EINVAL for a line that is not
+ * all events, ENOENT when one had nothing to act on; why in err. */
+int emu_inject_now(struct emu_device *dev, const char *line, char *err,
+		   size_t errlen);
 
 #endif

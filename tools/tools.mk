@@ -3,13 +3,17 @@
 # and two integration tests share; nsview (the namespaces and mounts of
 # emuverbs run's /dev and /sys view) one that emuverbs-ns and its unit
 # test share.
-noinst_LTLIBRARIES += libtwohost.la libnsview.la
+noinst_LTLIBRARIES += libtwohost.la libnsview.la libctlclient.la
 libtwohost_la_SOURCES = tools/twohost.c tools/twohost.h
 libnsview_la_SOURCES = tools/nsview.c tools/nsview.h
+# The control socket's client (tools/ctl.h): emuverbs-ctl and the tools
+# that watch running processes.
+libctlclient_la_SOURCES = tools/ctl_client.c tools/ctl.h
+libctlclient_la_LIBADD = libemuutil.la
 
 emutooldir = $(pkglibexecdir)
 emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo \
-	tools/emuverbs-bench tools/emuverbs-ns
+	tools/emuverbs-bench tools/emuverbs-ns tools/emuverbs-ctl
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
@@ -17,6 +21,8 @@ tools_emuverbs_demo_LDADD = libtwohost.la libibverbs.la
 tools_emuverbs_bench_SOURCES = tools/bench.c tools/bench.h tools/bench_udp.c \
 	tools/bench_emu.c tools/bench_link.c tools/bench_cc.c
 tools_emuverbs_bench_LDADD = libtwohost.la libibverbs.la
+tools_emuverbs_ctl_SOURCES = tools/ctl.c
+tools_emuverbs_ctl_LDADD = libctlclient.la
 # Reads the configuration only (to count devices): the core's config
 # module, not the library.
 tools_emuverbs_ns_SOURCES = tools/ns.c

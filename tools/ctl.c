@@ -1,0 +1,208 @@
+/* emuverbs-ctl: the client side of the control socket, behind `emuverbs
+ * ps`, `port`, `speed`, `latency`, `gid`, `fault`, `event` and `ctl`: it
+ * finds the processes a TARGET names (a PID, a command name or `all`)
+ * among this user's sockets, sends each one request line and prints the
+ * replies. Exit status 0 if every target said ok, 1 otherwise, 2 for a
+ * usage error. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "emu/ctl.h"
+#include "tools/ctl.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: emuverbs ps\n"
+	      "       emuverbs port TARGET DEV/PORT down|up\n"
+	      "       emuverbs speed TARGET DEV/PORT SPEED [WIDTH]\n"
+	      "       emuverbs latency TARGET DEV/PORT TIME [JITTER "
+	      "[constant|uniform|normal]]\n"
+	      "       emuverbs gid TARGET DEV/PORT add|del ADDRESS\n"
+	      "       emuverbs fault TARGET add RULE... | list | del NAME\n"
+	      "       emuverbs event TARGET KIND QPN|SRQN|DEV/PORT\n"
+	      "       emuverbs ctl TARGET WORDS...   (a raw request)\n"
+	      "TARGET: a PID, a command name, or all; DEV/PORT: emu0/1\n",
+	      f);
+}
+
+/* Print a reply: the text, each line behind "PID COMM: " when there are
+ * several targets; a failure on stderr. */
+static void show(const struct ctl_target *t, const char *text, bool ok,
+		 bool prefix)
+{
+	const char *p = text, *nl;
+
+	if (!ok) {
+		fprintf(stderr, "emuverbs: %d (%s): %s", t->pid, t->comm,
+			!strncmp(text, "error: ", 7) ? text + 7 : text);
+		if (!*text || text[strlen(text) - 1] != '\n')
+			fputc('\n', stderr);
+		return;
+	}
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (prefix)
+			printf("%d %s: ", t->pid, t->comm);
+		printf("%.*s\n", (int)(nl - p), p);
+		if (!*nl)
+			break;
+	}
+}
+
+/* ps: one line per port of every process with a device open. */
+static int ps(void)
+{
+	struct ctl_target t[256];
+	char port[64], state[16], speed[16], width[8], addr[64];
+	unsigned int qps;
+	const char *p;
+	bool ok;
+	int i, n = ctl_targets("all", t, 256);
+
+	printf("%-8s %-16s %-8s %-7s %-10s %-16s %s\n", "PID", "COMMAND",
+	       "PORT", "STATE", "RATE", "ADDRESS", "QPS");
+	for (i = 0; i < n; i++) {
+		char *r = ctl_request(&t[i], "info", &ok), rate[32];
+
+		if (!r || !ok) {
+			free(r);
+			continue;
+		}
+		for (p = r; (p = strstr(p, "port ")); p++) {
+			if (sscanf(p, "port %63s state %15s speed %15s width "
+				   "%7s address %63s qps %u", port, state,
+				   speed, width, addr, &qps) != 6)
+				continue;
+			snprintf(rate, sizeof(rate), "%s %s", speed, width);
+			printf("%-8d %-16s %-8s %-7s %-10s %-16s %u\n",
+			       t[i].pid, t[i].comm, port, state, rate, addr,
+			       qps);
+		}
+		free(r);
+	}
+	return 0;
+}
+
+/* A time in microseconds: "20us", "1.5ms", "1s", or a bare number of us. */
+static int time_us(const char *s, unsigned long *us)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "us"))
+		*us = (unsigned long)(v + 0.5);
+	else if (!strcmp(end, "ms"))
+		*us = (unsigned long)(v * 1e3 + 0.5);
+	else if (!strcmp(end, "s"))
+		*us = (unsigned long)(v * 1e6 + 0.5);
+	else if (!strcmp(end, "ns"))
+		*us = (unsigned long)(v / 1e3 + 0.5);
+	else
+		return -1;
+	return 0;
+}
+
+/* The request line for cmd's words, or NULL after a usage message. */
+static char *request_of(const char *cmd, int argc, char **argv)
+{
+	static char line[EMU_CTL_LINE];
+	unsigned long lat, jit;
+	size_t at = 0;
+	int i;
+
+	line[0] = '\0';
+	if (!strcmp(cmd, "port")) {
+		if (argc != 2 || (strcmp(argv[1], "down") &&
+				  strcmp(argv[1], "up") &&
+				  strcmp(argv[1], "active")))
+			return NULL;
+		snprintf(line, sizeof(line), "port %s state=%s", argv[0],
+			 !strcmp(argv[1], "down") ? "down" : "active");
+	} else if (!strcmp(cmd, "speed")) {
+		if (argc < 2 || argc > 3)
+			return NULL;
+		snprintf(line, sizeof(line), "port %s speed=%s%s%s", argv[0],
+			 argv[1], argc == 3 ? " width=" : "",
+			 argc == 3 ? argv[2] : "");
+	} else if (!strcmp(cmd, "latency")) {
+		if (argc < 2 || argc > 4 || time_us(argv[1], &lat) ||
+		    (argc >= 3 && time_us(argv[2], &jit)))
+			return NULL;
+		at = (size_t)snprintf(line, sizeof(line), "port %s "
+				      "latency_us=%lu", argv[0], lat);
+		if (argc >= 3)
+			at += (size_t)snprintf(line + at, sizeof(line) - at,
+					       " jitter_us=%lu", jit);
+		if (argc == 4)
+			snprintf(line + at, sizeof(line) - at, " jitter=%s",
+				 argv[3]);
+	} else if (!strcmp(cmd, "gid") || !strcmp(cmd, "fault") ||
+		   !strcmp(cmd, "event") || !strcmp(cmd, "ctl")) {
+		if (!argc)
+			return NULL;
+		if (strcmp(cmd, "ctl"))
+			at = (size_t)snprintf(line, sizeof(line), "%s", cmd);
+		for (i = 0; i < argc && at < sizeof(line); i++)
+			at += (size_t)snprintf(line + at, sizeof(line) - at,
+					       "%s%s", at ? " " : "", argv[i]);
+	} else {
+		return NULL;
+	}
+	return line;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl_target t[256];
+	const char *cmd = argc > 1 ? argv[1] : "";
+	char *line, *r;
+	int i, n, status = 0;
+	bool ok;
+
+	if (!strcmp(cmd, "ps"))
+		return argc == 2 ? ps() : (usage(stderr), 2);
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 3) {
+		usage(stderr);
+		return 2;
+	}
+	line = request_of(cmd, argc - 3, argv + 3);
+	if (!line) {
+		fprintf(stderr, "emuverbs %s: bad arguments\n", cmd);
+		usage(stderr);
+		return 2;
+	}
+	n = ctl_targets(argv[2], t, 256);
+	if (!n) {
+		fprintf(stderr, "emuverbs: no process of yours with an "
+			"emulated device open matches %s\n", argv[2]);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		r = ctl_request(&t[i], line, &ok);
+		if (!r) {
+			fprintf(stderr, "emuverbs: out of memory\n");
+			return 1;
+		}
+		show(&t[i], r, ok, n > 1);
+		status |= !ok;
+		free(r);
+	}
+	return status;
+}
