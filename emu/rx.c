@@ -113,6 +113,8 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		DROP("not from the connected QP's peer");
 		return;
 	}
+	qp->cnt.rx_packets++;
+	qp->cnt.rx_bytes += u->len;
 	s = emu_qp_state(qp);
 	if (flags & WIRE_F_REQ) {
 		if (s != IBV_QPS_RTR && s != IBV_QPS_RTS &&

@@ -433,6 +433,8 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	memset(buf + hdr_len, 0, pad);
 	crc = icrc_update(crc, buf + hdr_len, pad);
 	icrc_put(buf + hdr_len + pad, crc);
+	qp->cnt.tx_packets++;
+	qp->cnt.tx_bytes += dlen;
 	if (emu_inject_active(&emu_transport_of(qp->dev)->faults))
 		emu_inject_tx(tp, qp->qpn, src, dst, tp->port->ep.port,
 			      qp->sock, buf, hdr_len, pay, npay,
