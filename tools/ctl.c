@@ -167,6 +167,7 @@ static char *request_of(const char *cmd, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct ctl_target t[256];
+	int fds[256], errs[256];
 	const char *cmd = argc > 1 ? argv[1] : "";
 	char *line, *r;
 	int i, n, status = 0;
@@ -194,8 +195,13 @@ int main(int argc, char **argv)
 			"emulated device open matches %s\n", argv[2]);
 		return 1;
 	}
+	/* Every target is asked before any answer is read: a port that
+	 * goes down "all" over goes down everywhere at once, not one
+	 * process after another. */
+	for (i = 0; i < n; i++)
+		fds[i] = ctl_send(&t[i], line, &errs[i]);
 	for (i = 0; i < n; i++) {
-		r = ctl_request(&t[i], line, &ok);
+		r = ctl_reply(fds[i], errs[i], &ok);
 		if (!r) {
 			fprintf(stderr, "emuverbs: out of memory\n");
 			return 1;

@@ -27,6 +27,8 @@ wait_for() {
 	return 1
 }
 
+# Not under timeout: the PIDs must be the programs' own (emuverbs run
+# execs them). A watchdog ends what is left after two minutes.
 "$EMU" run ibv_asyncwatch >"$WORK/watch" 2>&1 &
 watch=$!
 next_port
@@ -36,6 +38,8 @@ wait_listen "$PORT"
 "$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 200000 127.0.0.1 \
 	>"$WORK/client" 2>&1 &
 client=$!
+(sleep 120; kill "$watch" "$server" "$client") >/dev/null 2>&1 &
+dog=$!
 if wait_for 2 ibv_rc_pingpong && wait_for 1 ibv_asyncwatch; then
 	ok "emuverbs ps lists the pingpong pair and ibv_asyncwatch"
 else
@@ -173,4 +177,5 @@ EOF
 else
 	echo "note: python3-pyverbs missing: queries not checked"
 fi
+kill "$dog" 2>/dev/null
 finish
