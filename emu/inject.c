@@ -593,6 +593,8 @@ struct add_call {
 	char *err;
 	size_t errlen;
 	int rc;
+	bool from_now;			/* at= counts from now */
+	uint64_t now_ns;
 };
 
 static void do_add(void *arg)
@@ -607,17 +609,29 @@ static void do_add(void *arg)
 		c->rc = EINVAL;
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (c->from_now && emu_fault_is_event(&tmp[i]))
+			tmp[i].at_ns += c->now_ns - s->t0_ns;
 		keep(s, s->n++, &tmp[i]);
+	}
 	if (s->started)
 		sched_arm(s);
 	c->rc = 0;
 }
 
+int emu_inject_add_from_now(struct emu_device *dev, const char *line,
+			    char *err, size_t errlen)
+{
+	struct add_call c = { dev, line, err, errlen, 0, true, emu_now_ns() };
+
+	emu_device_run(dev, do_add, &c);
+	return c.rc;
+}
+
 int emu_inject_add(struct emu_device *dev, const char *line, char *err,
 		   size_t errlen)
 {
-	struct add_call c = { dev, line, err, errlen, 0 };
+	struct add_call c = { dev, line, err, errlen, 0, false, 0 };
 
 	emu_device_run(dev, do_add, &c);
 	return c.rc;

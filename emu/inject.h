@@ -82,6 +82,10 @@ void emu_inject_release(struct emu_tport *tp, uint64_t now_ns);
 int emu_inject_add(struct emu_device *dev, const char *line, char *err,
 		   size_t errlen);
 int emu_inject_del(struct emu_device *dev, const char *name);
+/* The same, with the events' at= counting from now rather than from the
+ * device's start (a port that comes back up in 150 ms). */
+int emu_inject_add_from_now(struct emu_device *dev, const char *line,
+			    char *err, size_t errlen);
 /* Do the events of a line now ("qp_fatal qpn=N at=0ms", the grammar of
  * event rules), without keeping them: 0, EINVAL for a line that is not
  * all events, ENOENT when one had nothing to act on; why in err. */

@@ -22,7 +22,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: emuverbs ps\n"
-	      "       emuverbs port TARGET DEV/PORT down|up\n"
+	      "       emuverbs port TARGET DEV/PORT down|up|flap TIME\n"
 	      "       emuverbs speed TARGET DEV/PORT SPEED [WIDTH]\n"
 	      "       emuverbs latency TARGET DEV/PORT TIME [JITTER "
 	      "[constant|uniform|normal]]\n"
@@ -124,7 +124,11 @@ static char *request_of(const char *cmd, int argc, char **argv)
 	int i;
 
 	line[0] = '\0';
-	if (!strcmp(cmd, "port")) {
+	if (!strcmp(cmd, "port") && argc == 3 && !strcmp(argv[1], "flap")) {
+		if (time_us(argv[2], &lat))
+			return NULL;
+		snprintf(line, sizeof(line), "flap %s %lu", argv[0], lat);
+	} else if (!strcmp(cmd, "port")) {
 		if (argc != 2 || (strcmp(argv[1], "down") &&
 				  strcmp(argv[1], "up") &&
 				  strcmp(argv[1], "active")))

@@ -368,11 +368,45 @@ START_TEST(t_commands)
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ACTIVE);
 	ibv_ack_async_event(&ev);
 
+	/* A flap: down now, up by the device's own timer. */
+	expect_reply(p, "flap emu0/1 100000\n",
+		     "ok\nemu0/1: down, up in 100000 us\n");
+	ck_assert(get_event(ctx, &ev, 1000));
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ERR);
+	ibv_ack_async_event(&ev);
+	{
+		double t0 = now_ms();
+
+		ck_assert(get_event(ctx, &ev, 2000));
+		ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+		ck_assert_double_ge(now_ms() - t0, 50);
+		ibv_ack_async_event(&ev);
+	}
+	expect_reply(p, "flap emu0/1 soon\n", "error: flap: soon is not a time");
+	expect_reply(p, "flap emu0/1\n", "error: usage: flap");
+
 	expect_reply(p, "gid emu0/1 add 127.88.0.1\n",
 		     "ok\nemu0/1: GID 127.88.0.1 added\n");
 	ck_assert(get_event(ctx, &ev, 1000));
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_GID_CHANGE);
 	ibv_ack_async_event(&ev);
+	/* A flap: down now, up by the device's own timer. */
+	expect_reply(p, "flap emu0/1 100000\n",
+		     "ok\nemu0/1: down, up in 100000 us\n");
+	ck_assert(get_event(ctx, &ev, 1000));
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ERR);
+	ibv_ack_async_event(&ev);
+	{
+		double t0 = now_ms();
+
+		ck_assert(get_event(ctx, &ev, 2000));
+		ck_assert_int_eq(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+		ck_assert_double_ge(now_ms() - t0, 50);
+		ibv_ack_async_event(&ev);
+	}
+	expect_reply(p, "flap emu0/1 soon\n", "error: flap: soon is not a time");
+	expect_reply(p, "flap emu0/1\n", "error: usage: flap");
+
 	expect_reply(p, "gid emu0/1 add 127.88.0.1\n", "error: emu0/1: GID "
 		     "127.88.0.1 not added");
 	expect_reply(p, "gid emu0/1 del 127.88.0.1\n", "removed");
