@@ -175,9 +175,9 @@ int emu_comp_channel_get(struct emu_comp_channel *ch, struct emu_cq **out)
 	ssize_t r;
 
 	for (;;) {
-		do
-			r = read(ch->ibv.fd, &n, sizeof(n));
-		while (r < 0 && errno == EINTR);
+		/* A signal ends the wait with EINTR, as rdma-core's one read
+		 * does: programs (qperf) stop a blocked test with an alarm. */
+		r = read(ch->ibv.fd, &n, sizeof(n));
 		if (r != sizeof(n)) {
 			if (r >= 0)
 				errno = EIO;
