@@ -10,6 +10,7 @@
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
+#include "emu/subnet.h"
 
 static atomic_uint ah_handles;
 
@@ -86,9 +87,12 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	 * the kernel accepts any value and mlx5 keeps the low 20 bits. */
 	ah->attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
 	ah->port_num = (uint8_t)attr->port_num;
-	/* Without a GRH (an InfiniBand port) there is no IP address to send
-	 * to: dest stays the unspecified address, as LIDs are not routed. */
-	if (attr->is_global) {
+	/* An InfiniBand port's peers are where the subnet says (a LID not
+	 * known yet is looked up again when a packet leaves); a RoCE GID is
+	 * its own address. */
+	if (port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		emu_subnet_path(port, attr, &ah->dest, &ah->src);
+	} else {
 		memcpy(&ah->dest, attr->grh.dgid.raw, sizeof(ah->dest));
 		memcpy(&ah->src, sgid.gid.raw, sizeof(ah->src));
 	}

@@ -15,6 +15,7 @@
 #include "emu/mw.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
 #include "emu/transport.h"
@@ -762,7 +763,14 @@ static void set_path(struct emu_qp *qp)
 			mtu = qp->dev->ports[port - 1].cfg.mtu;
 		qp->mtu = mtu;
 	}
-	if (qp->type != IBV_QPT_UD) {
+	if (qp->type != IBV_QPT_UD &&
+	    qp->dev->ports[port - 1].cfg.link_layer ==
+	    IBV_LINK_LAYER_INFINIBAND) {
+		/* Where the subnet routes the path (looked up again at
+		 * send time while it is not known). */
+		emu_subnet_path(&qp->dev->ports[port - 1], &qp->attr.ah_attr,
+				&qp->dest, &qp->src);
+	} else if (qp->type != IBV_QPT_UD) {
 		struct ibv_gid_entry e;
 
 		memcpy(&qp->dest, qp->attr.ah_attr.grh.dgid.raw,

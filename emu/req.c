@@ -8,6 +8,7 @@
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -179,7 +180,18 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
 	if (psn_before(psn, qp->req.psn_hi))
 		qp->tp->cnt.retransmits++;
-	if (np)
+	/* An InfiniBand path whose LID the subnet did not know yet: ask
+	 * again; still unknown, the packet is lost, as a switch drops what
+	 * it has no route for (RC retransmits, UD is gone). */
+	if (IN6_IS_ADDR_UNSPECIFIED(dst) &&
+	    qp->tp->port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND &&
+	    !emu_subnet_path(qp->tp->port, qp->type == IBV_QPT_UD ?
+			     &w->ah->attr : &qp->attr.ah_attr,
+			     (struct in6_addr *)dst, (struct in6_addr *)src))
+		emu_log(EMU_LOG_XPORT, "qp 0x%06x: no route to LID %u: "
+			"packet lost", qp->qpn, qp->type == IBV_QPT_UD ?
+			w->ah->attr.dlid : qp->attr.ah_attr.dlid);
+	else if (np)
 		emu_tx_packet_parts(qp, src, dst, buf, wire_op_hdr_len(op),
 				    pay, np, n);
 	else

@@ -7,6 +7,7 @@
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/srq.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
@@ -844,6 +845,11 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	 * (1 IPv6, 2 IPv4). UCX's ud_verbs reads the destination GID out of
 	 * the GRH area according to it (doc/ucx.md). */
 	wc.sl = 0x8 | (IN6_IS_ADDR_V4MAPPED(&pkt->u->src) ? 0x2 : 0x1);
+	/* On InfiniBand: service level 0, and the sender's LID. */
+	if (qp->tp->port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		wc.sl = 0;
+		wc.slid = emu_subnet_lid_of(qp->tp->port, &pkt->u->src);
+	}
 	if (wire_op_has(pkt->opcode, WIRE_F_IMMDT)) {
 		wc.imm_data = immdt_imm_be(pkt->w.hdr);
 		wc.wc_flags |= IBV_WC_WITH_IMM;

@@ -22,7 +22,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
-	tests/unit/test_cc
+	tests/unit/test_cc tests/unit/test_subnet
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
@@ -67,6 +67,8 @@ tests_unit_test_gid_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_netlink_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS)
 tests_unit_test_netlink_LDADD = $(CORE_LIBS) $(NLROUTE_LIBS)
 tests_unit_test_mr_LDADD = $(CORE_LIBS)
+tests_unit_test_subnet_LDADD = $(CORE_LIBS)
+tests_unit_test_subnet_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_mr_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_qp_attr_LDADD = $(CORE_LIBS)
 tests_unit_test_rx_LDADD = $(CORE_LIBS)
