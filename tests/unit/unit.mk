@@ -26,7 +26,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
-	tests/unit/test_ops
+	tests/unit/test_ops tests/unit/test_handle
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -97,6 +97,9 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 # Compares the slots with the front end's own functions (verbs/ops.h).
 tests_unit_test_ops_LDADD = $(FRONT_LIBS)
+# The handle table itself, and the verbs that look objects up in it.
+tests_unit_test_handle_LDADD = $(FRONT_LIBS)
+tests_unit_test_handle_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
 # The scripted peer builds its packets with net/'s headers and ICRC.
