@@ -653,7 +653,6 @@ static void reset_engines(struct emu_qp *qp)
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
 	qp->comp.retry_due = 0;
-	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
 	qp->resp.nres = nres;

@@ -90,6 +90,13 @@ static void fx_close(struct fx *f)
 	ck_assert_int_eq(ibv_close_device(f->ctx), 0);
 }
 
+static void to_state(struct ibv_qp *qp, enum ibv_qp_state st)
+{
+	struct ibv_qp_attr a = { .qp_state = st };
+
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+}
+
 static void to_init(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
@@ -279,14 +286,70 @@ START_TEST(t_ud_recv_posted_in_init_completes)
 }
 END_TEST
 
+/* ---- a requester whose responder never answers ------------------------- */
+
+/*
+ * The responder's QP in RESET (never set up), INIT, or ERR after having
+ * been connected: it drops the requests silently (rxe's check_type_state
+ * and the IBTA state table), so the requester's ACK timer runs out
+ * retry_cnt + 1 times and the request ends in RETRY_EXC_ERR, within
+ * timeout x (retry_cnt + 1) and no later. Timeout 14 is 67.1 ms; the
+ * slack is for a busy machine, not for a longer schedule.
+ */
+START_TEST(t_dead_responder_retry_exc_err)
+{
+	static const enum ibv_qp_state states[] = {
+		IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_ERR,
+	};
+	const double one = 4.096e-3 * (1 << 14), bound = one * 4;
+	struct ibv_wc wc;
+	unsigned int i;
+	struct fx f;
+	double t0, took;
+
+	for (i = 0; i < 3; i++) {
+		fx_open(&f, IBV_QPT_RC);
+		if (states[i] != IBV_QPS_RESET)
+			to_init(f.b.qp);
+		if (states[i] == IBV_QPS_ERR) {
+			to_rtr(&f, f.b.qp, f.a.qp->qp_num);
+			to_rts(f.b.qp, 14, 3);
+			to_state(f.b.qp, IBV_QPS_ERR);
+		}
+		to_init(f.a.qp);
+		to_rtr(&f, f.a.qp, f.b.qp->qp_num);
+		to_rts(f.a.qp, 14, 3);
+		post_recv(&f.a, 50, f.a.buf, 64);
+		t0 = now_ms();
+		post_send(&f.a, 1, 100);
+		wait_wc(f.a.cq, &wc, 5000);
+		took = now_ms() - t0;
+		ck_assert_int_eq(wc.status, IBV_WC_RETRY_EXC_ERR);
+		ck_assert_uint_eq(wc.wr_id, 1);
+		ck_assert_msg(took >= bound * 0.95 && took <= bound + 80,
+			      "responder in state %d: RETRY_EXC_ERR after "
+			      "%.0f ms, want %.0f", states[i], took, bound);
+		/* The QP is in ERR: its receive is flushed. */
+		wait_wc(f.a.cq, &wc, 1000);
+		ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+		ck_assert_uint_eq(wc.wr_id, 50);
+		fx_close(&f);
+	}
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
 	TCase *tr = tcase_create("recv");
+	TCase *tt = tcase_create("timeout");
 
 	tcase_add_test(tr, t_recv_posted_in_init_completes);
 	tcase_add_test(tr, t_ud_recv_posted_in_init_completes);
 	suite_add_tcase(s, tr);
+	tcase_set_timeout(tt, 30);
+	tcase_add_test(tt, t_dead_responder_retry_exc_err);
+	suite_add_tcase(s, tt);
 	return s;
 }
 
