@@ -35,23 +35,30 @@ static uint32_t wqe_psns(struct emu_qp *qp, const struct emu_swqe *w)
 	return npkts(w->length, qp->mtu);
 }
 
-/* Before the first packet: every SGE must name memory the QP may use, so
- * a bad key fails the request as a whole (IBV_WC_LOC_PROT_ERR). */
+/*
+ * Before the first packet of what sends local memory (SEND, WRITE): every
+ * SGE must name memory the QP may read, so a bad key fails the request as
+ * a whole (IBV_WC_LOC_PROT_ERR) and nothing goes out; an HCA gathers the
+ * data as it sends, so it finds the fault before the peer sees anything.
+ * READ and atomic SGEs are where the answer lands: an HCA first touches
+ * them when the answer comes (emu/comp.c), so the request goes out, a
+ * remote fault is what the requester hears first, and an atomic is
+ * executed at the responder even when its result cannot be placed here
+ * (doc/semantics.md).
+ */
 static int check_local(struct emu_qp *qp, struct emu_swqe *w)
 {
-	unsigned int need = emu_wr_rd_atomic(w->opcode) ?
-			    IBV_ACCESS_LOCAL_WRITE : 0;
 	struct ibv_sge *sge = emu_swqe_sge(w);
 	uint8_t *p;
 	uint32_t i;
 
-	if (w->inl)
+	if (w->inl || emu_wr_rd_atomic(w->opcode))
 		return 0;
 	for (i = 0; i < w->num_sge; i++) {
 		if (!sge[i].length)
 			continue;
 		if (emu_mr_resolve_key(qp->dev, sge[i].lkey, 0, qp->pd,
-				       sge[i].addr, sge[i].length, need,
+				       sge[i].addr, sge[i].length, 0,
 				       &p) != EMU_MR_OK)
 			return IBV_WC_LOC_PROT_ERR;
 	}

@@ -157,7 +157,7 @@ static void to_rts(struct ibv_qp *qp, uint8_t timeout, uint8_t retry)
 }
 
 /* a and b connected to each other and in RTS. */
-static __attribute__((unused)) void fx_connect(struct fx *f)
+static void fx_connect(struct fx *f)
 {
 	to_init(f->a.qp);
 	to_init(f->b.qp);
@@ -338,11 +338,126 @@ START_TEST(t_dead_responder_retry_exc_err)
 }
 END_TEST
 
+/* ---- which error a request with several faults reports ----------------- */
+
+/* One signaled request from a: READ, WRITE or an atomic of len bytes
+ * between a's buffer at loff (under lkey) and raddr (under rkey). */
+static void post_rdma(struct fx *f, enum ibv_wr_opcode op, uint32_t lkey,
+		      uint32_t loff, uint32_t len, uint64_t raddr,
+		      uint32_t rkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)f->a.buf + loff, .length = len,
+		.lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad = NULL;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	    op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 5;
+		wr.wr.atomic.swap = 6;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	ck_assert_int_eq(ibv_post_send(f->a.qp, &wr, &bad), 0);
+}
+
+/* A fresh connected RC pair, one request from a, the status it ends in. */
+static enum ibv_wc_status one_request(struct fx *f, enum ibv_wr_opcode op,
+				      bool bad_lkey, bool bad_rkey,
+				      unsigned int misalign)
+{
+	struct ibv_wc wc;
+
+	fx_open(f, IBV_QPT_RC);
+	fx_connect(f);
+	post_rdma(f, op, f->a.mr->lkey ^ (bad_lkey ? 0x00ab0000 : 0), 64,
+		  op == IBV_WR_RDMA_READ || op == IBV_WR_RDMA_WRITE ? 3000 : 8,
+		  (uintptr_t)f->b.buf + 256 + misalign,
+		  f->b.mr->rkey ^ (bad_rkey ? 0x00cd0000 : 0));
+	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	return wc.status;
+}
+
+/*
+ * A bad local key and a bad remote key together: a READ or an atomic
+ * goes out, its local buffer being touched only when the answer comes, so
+ * the responder's NAK is what the requester reports (REM_ACCESS_ERR). A
+ * WRITE reads its local buffer to send it: LOC_PROT_ERR, nothing sent,
+ * as mlx5 and rxe gather the payload before it leaves.
+ */
+START_TEST(t_bad_lkey_and_rkey_remote_first)
+{
+	static const struct {
+		enum ibv_wr_opcode op;
+		enum ibv_wc_status want;
+	} c[] = {
+		{ IBV_WR_RDMA_READ, IBV_WC_REM_ACCESS_ERR },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WC_REM_ACCESS_ERR },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WC_REM_ACCESS_ERR },
+		{ IBV_WR_RDMA_WRITE, IBV_WC_LOC_PROT_ERR },
+	};
+	unsigned int i;
+	struct fx f;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ck_assert_int_eq(one_request(&f, c[i].op, true, true, 0),
+				 c[i].want);
+		fx_close(&f);
+	}
+}
+END_TEST
+
+/* An atomic at an address that is not 8-byte aligned, with a bad local
+ * key: the responder refuses it, REM_INV_REQ_ERR, before anything is
+ * placed locally. */
+START_TEST(t_unaligned_atomic_bad_lkey_rem_inv_req)
+{
+	struct fx f;
+
+	ck_assert_int_eq(one_request(&f, IBV_WR_ATOMIC_CMP_AND_SWP, true,
+				     false, 4), IBV_WC_REM_INV_REQ_ERR);
+	fx_close(&f);
+	ck_assert_int_eq(one_request(&f, IBV_WR_ATOMIC_FETCH_AND_ADD, true,
+				     false, 2), IBV_WC_REM_INV_REQ_ERR);
+	fx_close(&f);
+}
+END_TEST
+
+/* An atomic whose local buffer is bad is still executed at the
+ * responder; the requester fails placing the result (LOC_PROT_ERR). A
+ * READ likewise fails at placement, having asked. */
+START_TEST(t_atomic_bad_landing_executes)
+{
+	uint64_t word;
+	struct fx f;
+
+	ck_assert_int_eq(one_request(&f, IBV_WR_ATOMIC_FETCH_AND_ADD, true,
+				     false, 0), IBV_WC_LOC_PROT_ERR);
+	memcpy(&word, f.b.buf + 256, sizeof(word));
+	ck_assert_uint_eq(word, 5);
+	fx_close(&f);
+
+	ck_assert_int_eq(one_request(&f, IBV_WR_RDMA_READ, true, false, 0),
+			 IBV_WC_LOC_PROT_ERR);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
 	TCase *tr = tcase_create("recv");
 	TCase *tt = tcase_create("timeout");
+	TCase *te = tcase_create("errors");
 
 	tcase_add_test(tr, t_recv_posted_in_init_completes);
 	tcase_add_test(tr, t_ud_recv_posted_in_init_completes);
@@ -350,6 +465,10 @@ static Suite *qp_sem_suite(void)
 	tcase_set_timeout(tt, 30);
 	tcase_add_test(tt, t_dead_responder_retry_exc_err);
 	suite_add_tcase(s, tt);
+	tcase_add_test(te, t_bad_lkey_and_rkey_remote_first);
+	tcase_add_test(te, t_unaligned_atomic_bad_lkey_rem_inv_req);
+	tcase_add_test(te, t_atomic_bad_landing_executes);
+	suite_add_tcase(s, te);
 	return s;
 }
 
