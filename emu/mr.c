@@ -439,12 +439,24 @@ int emu_mr_check_mapped(const void *addr, uint64_t length, int writable)
 	return check_protection(start, end, writable);
 }
 
-/* The range checks a kernel makes before pinning: not empty, no wrap of
- * the process range or of the iova range, within max_mr_size. */
+/*
+ * The range checks a kernel makes before pinning: some page to pin, no
+ * wrap of the process range or of the iova range, within max_mr_size.
+ * A region of no bytes is registered as mlx5 and rxe register it: the
+ * kernel pins the pages [addr, addr + length) touches, counted from the
+ * page addr is in (ib_umem_get), so length 0 pins that one page, unless
+ * addr is where a page starts: then it counts none and refuses.
+ */
 static int check_range(struct emu_device *dev, const void *addr,
 		       uint64_t length, uint64_t iova, const char *verb)
 {
-	if (!length || length > dev->cfg.limits.max_mr_size)
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!length)
+		return (uintptr_t)addr & (pg - 1) ? 0 :
+		       emu_refuse(EINVAL, "%s: length 0 at %p, where a page "
+				  "starts: no page to pin", verb, addr);
+	if (length > dev->cfg.limits.max_mr_size)
 		return emu_refuse(EINVAL, "%s: length %llu not in "
 				  "1..max_mr_size %llu", verb,
 				  (unsigned long long)length,
@@ -481,7 +493,9 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
 	if (rc)
 		return rc;
-	rc = emu_mr_check_mapped(addr, length, !!(access & WRITABLE_ACCESS));
+	/* Of a region of no bytes, the page its address is in is pinned. */
+	rc = emu_mr_check_mapped(addr, length ? length : 1,
+				 !!(access & WRITABLE_ACCESS));
 	if (rc)
 		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
 				  "mapped%s", addr, (unsigned long long)length,

@@ -95,8 +95,6 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 
 	if (!pd)
 		rc = emu_refuse(EINVAL, "ibv_reg_mr: pd is NULL");
-	else if (!length)
-		rc = emu_refuse(EINVAL, "ibv_reg_mr: length 0");
 	else
 		rc = check_access(access, "ibv_reg_mr");
 	if (!rc)
