@@ -819,7 +819,18 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return;
 	}
 	if (40 + len > w->length) {
-		/* The WQE completes in error; a UD QP carries on. */
+		/* Too long for the receive at the head of the queue: dropped
+		 * without a word, the receive left for the next datagram, as
+		 * mlx5 and rxe (IBTA class D) drop it. From an SRQ the WQE is
+		 * taken before its size is known: it completes in error (rxe
+		 * completes it too), and the QP carries on. */
+		if (!qp->held_srq) {
+			pkt->tp->cnt.seq_drops++;
+			emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: 40 + "
+				"%u bytes do not fit the %u of the receive",
+				qp->qpn, len, w->length);
+			return;
+		}
 		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
 		return;
 	}

@@ -452,12 +452,86 @@ START_TEST(t_atomic_bad_landing_executes)
 }
 END_TEST
 
+/* ---- UD receives --------------------------------------------------------- */
+
+/* Both UD QPs up; an AH from a to b's GID with traffic class tclass. */
+static struct ibv_ah *ud_up(struct fx *f, uint8_t tclass)
+{
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	struct ibv_ah *ah;
+
+	to_init(f->a.qp);
+	to_init(f->b.qp);
+	to_rtr(f, f->a.qp, 0);
+	to_rtr(f, f->b.qp, 0);
+	to_rts(f->a.qp, 0, 0);
+	to_rts(f->b.qp, 0, 0);
+	aha.grh.dgid = f->gid;
+	aha.grh.hop_limit = 1;
+	aha.grh.traffic_class = tclass;
+	ah = ibv_create_ah(f->pd, &aha);
+	ck_assert_ptr_nonnull(ah);
+	return ah;
+}
+
+/* A signaled datagram of len bytes from a to b. */
+static void ud_send(struct fx *f, struct ibv_ah *ah, uint64_t id,
+		    uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)f->a.buf, .length = len,
+		.lkey = f->a.mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	struct ibv_wc wc;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = f->b.qp->qp_num;
+	wr.wr.ud.remote_qkey = UD_QKEY;
+	ck_assert_int_eq(ibv_post_send(f->a.qp, &wr, &bad), 0);
+	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, id);
+}
+
+/*
+ * A datagram larger than the receive at the head of the queue is dropped
+ * without a completion, and that receive waits for the next datagram, as
+ * mlx5 and rxe (IBTA class D) do.
+ */
+START_TEST(t_ud_recv_too_small_dropped)
+{
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_UD);
+	ah = ud_up(&f, 0);
+	post_recv(&f.b, 4, f.b.buf, 40 + 100);
+	memset(f.a.buf, 0x7e, 512);
+	ud_send(&f, ah, 1, 101);
+	expect_no_wc(f.b.cq, 100);
+	ud_send(&f, ah, 2, 100);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 4);
+	ck_assert_uint_eq(wc.byte_len, 40 + 100);
+	ck_assert_uint_eq(f.b.buf[40 + 99], 0x7e);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
 	TCase *tr = tcase_create("recv");
 	TCase *tt = tcase_create("timeout");
 	TCase *te = tcase_create("errors");
+	TCase *tu = tcase_create("ud");
 
 	tcase_add_test(tr, t_recv_posted_in_init_completes);
 	tcase_add_test(tr, t_ud_recv_posted_in_init_completes);
@@ -469,6 +543,8 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(te, t_unaligned_atomic_bad_lkey_rem_inv_req);
 	tcase_add_test(te, t_atomic_bad_landing_executes);
 	suite_add_tcase(s, te);
+	tcase_add_test(tu, t_ud_recv_too_small_dropped);
+	suite_add_tcase(s, tu);
 	return s;
 }
 
