@@ -100,7 +100,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	uint8_t *buf = emu_udp_tx_buf(u);
 	struct iovec pay[EMU_UDP_TX_PIECES];
 	unsigned int np;
-	uint8_t op;
+	uint8_t op, tclass;
 	int rc;
 
 	if (emu_wr_reads(w->opcode)) {
@@ -184,13 +184,16 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 
 	src = qp->type == IBV_QPT_UD ? &w->ah->src : &qp->src;
 	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
+	tclass = qp->type == IBV_QPT_UD ? w->ah->attr.grh.traffic_class :
+					  qp->attr.ah_attr.grh.traffic_class;
 	if (psn_before(psn, qp->req.psn_hi))
 		qp->tp->cnt.retransmits++;
 	if (np)
-		emu_tx_packet_parts(qp, src, dst, buf, wire_op_hdr_len(op),
-				    pay, np, n);
+		emu_tx_packet_parts(qp, src, dst, tclass, buf,
+				    wire_op_hdr_len(op), pay, np, n);
 	else
-		emu_tx_packet(qp, src, dst, buf, wire_op_hdr_len(op) + n + pad);
+		emu_tx_packet(qp, src, dst, tclass, buf,
+			      wire_op_hdr_len(op) + n + pad);
 	emu_cc_sent(qp, emu_link_wire_len(wire_op_hdr_len(op) + n + pad +
 					  ICRC_LEN, IN6_IS_ADDR_V4MAPPED(dst)));
 

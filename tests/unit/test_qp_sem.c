@@ -498,6 +498,56 @@ static void ud_send(struct fx *f, struct ibv_ah *ah, uint64_t id,
 }
 
 /*
+ * The GRH a UD receive gets carries the traffic class the sender's AH
+ * asked for: the IP header's TOS (IPv4, whose header fills the last 20
+ * bytes of the GRH area) is what the sender set, its DSCP at least (the
+ * two ECN bits are the HCA's), and ibv_init_ah_from_wc reads it back.
+ */
+static void ud_grh_traffic_class(void)
+{
+	static const uint8_t tcs[] = { 0x60, 0xb8, 0 };
+	struct ibv_ah_attr back;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	unsigned int i;
+	struct fx f;
+
+	for (i = 0; i < sizeof(tcs); i++) {
+		fx_open(&f, IBV_QPT_UD);
+		ah = ud_up(&f, tcs[i]);
+		post_recv(&f.b, 3, f.b.buf, 40 + 256);
+		ud_send(&f, ah, 1, 256);
+		wait_wc(f.b.cq, &wc, 3000);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		ck_assert(wc.wc_flags & IBV_WC_GRH);
+		ck_assert_uint_eq(f.b.buf[20], 0x45);
+		ck_assert_uint_eq(f.b.buf[21] & 0xfc, tcs[i]);
+		ck_assert_int_eq(ibv_init_ah_from_wc(f.ctx, 1, &wc,
+						     (struct ibv_grh *)f.b.buf,
+						     &back), 0);
+		ck_assert_uint_eq(back.grh.traffic_class & 0xfc, tcs[i]);
+		ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+		fx_close(&f);
+	}
+}
+
+START_TEST(t_ud_grh_traffic_class)
+{
+	ud_grh_traffic_class();
+}
+END_TEST
+
+/* The same through a link that holds every packet a while (a latency):
+ * the class is kept with the packet until it leaves. */
+START_TEST(t_ud_grh_traffic_class_held)
+{
+	emu_test_write_config("[device emu0]\n[port emu0 1]\n"
+			      "latency_us = 300\n");
+	ud_grh_traffic_class();
+}
+END_TEST
+
+/*
  * A datagram larger than the receive at the head of the queue is dropped
  * without a completion, and that receive waits for the next datagram, as
  * mlx5 and rxe (IBTA class D) do.
@@ -543,6 +593,8 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(te, t_unaligned_atomic_bad_lkey_rem_inv_req);
 	tcase_add_test(te, t_atomic_bad_landing_executes);
 	suite_add_tcase(s, te);
+	tcase_add_test(tu, t_ud_grh_traffic_class);
+	tcase_add_test(tu, t_ud_grh_traffic_class_held);
 	tcase_add_test(tu, t_ud_recv_too_small_dropped);
 	suite_add_tcase(s, tu);
 	return s;
