@@ -575,6 +575,93 @@ START_TEST(t_ud_recv_too_small_dropped)
 }
 END_TEST
 
+/* ---- the rest of the list ------------------------------------------------ */
+
+/* An RC QP whose destination QP is a UD QP: the UD QP drops RC packets
+ * (rxe's check_type_state), nothing reaches its receive, and the RC
+ * requester ends in RETRY_EXC_ERR like any requester whose peer is
+ * silent. */
+START_TEST(t_rc_to_ud_qp_retry_exc_err)
+{
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_open2(&f, IBV_QPT_RC, IBV_QPT_UD);
+	to_init(f.b.qp);
+	to_rtr(&f, f.b.qp, 0);
+	to_rts(f.b.qp, 0, 0);
+	post_recv(&f.b, 5, f.b.buf, 4096);
+	to_init(f.a.qp);
+	to_rtr(&f, f.a.qp, f.b.qp->qp_num);
+	to_rts(f.a.qp, 12, 1);
+	post_send(&f.a, 1, 64);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_RETRY_EXC_ERR);
+	expect_no_wc(f.b.cq, 50);
+	fx_close(&f);
+}
+END_TEST
+
+/*
+ * SEND_WITH_INV naming a key the responder cannot invalidate (no object,
+ * or a region's): an invalid request NAK, as mlx5 answers it, so the
+ * requester sees REM_INV_REQ_ERR and the receive completes in error too.
+ * (rxe completes the receive in error but acknowledges the SEND.)
+ */
+START_TEST(t_send_with_inv_bad_key_nak)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	unsigned int i;
+	struct ibv_wc wc;
+	struct fx f;
+
+	for (i = 0; i < 2; i++) {
+		fx_open(&f, IBV_QPT_RC);
+		fx_connect(&f);
+		post_recv(&f.b, 6, f.b.buf, 4096);
+		sge.addr = (uintptr_t)f.a.buf;
+		sge.length = 64;
+		sge.lkey = f.a.mr->lkey;
+		wr.invalidate_rkey = i ? f.b.mr->rkey : 0x12345600;
+		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+		wait_wc(f.a.cq, &wc, 3000);
+		ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
+		wait_wc(f.b.cq, &wc, 3000);
+		ck_assert_uint_eq(wc.wr_id, 6);
+		ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
+		fx_close(&f);
+	}
+}
+END_TEST
+
+/* ibv_req_notify_cq on a CQ made without a completion channel succeeds,
+ * as on mlx5 and through the kernel, and changes nothing about polling. */
+START_TEST(t_req_notify_without_channel)
+{
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_RC);
+	ck_assert_ptr_null(f.a.cq->channel);
+	ck_assert_int_eq(ibv_req_notify_cq(f.a.cq, 0), 0);
+	ck_assert_int_eq(ibv_req_notify_cq(f.a.cq, 1), 0);
+	fx_connect(&f);
+	post_recv(&f.b, 7, f.b.buf, 64);
+	ck_assert_int_eq(ibv_req_notify_cq(f.b.cq, 0), 0);
+	post_send(&f.a, 1, 64);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
@@ -582,6 +669,7 @@ static Suite *qp_sem_suite(void)
 	TCase *tt = tcase_create("timeout");
 	TCase *te = tcase_create("errors");
 	TCase *tu = tcase_create("ud");
+	TCase *tm = tcase_create("more");
 
 	tcase_add_test(tr, t_recv_posted_in_init_completes);
 	tcase_add_test(tr, t_ud_recv_posted_in_init_completes);
@@ -597,6 +685,10 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(tu, t_ud_grh_traffic_class_held);
 	tcase_add_test(tu, t_ud_recv_too_small_dropped);
 	suite_add_tcase(s, tu);
+	tcase_add_test(tm, t_rc_to_ud_qp_retry_exc_err);
+	tcase_add_test(tm, t_send_with_inv_bad_key_nak);
+	tcase_add_test(tm, t_req_notify_without_channel);
+	suite_add_tcase(s, tm);
 	return s;
 }
 
