@@ -24,7 +24,7 @@ struct handle_slot {
 static struct {
 	pthread_mutex_t lock;
 	struct handle_slot *slot;
-	uint32_t mask;			/* slots - 1; slot is NULL before use */
+	uint32_t mask;			/* slots - 1 (slot NULL: none yet) */
 	uint32_t live;
 	uint32_t next;			/* the next handle to try */
 } tab = {

@@ -835,9 +835,9 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		 * completes it too), and the QP carries on. */
 		if (!qp->held_srq) {
 			pkt->tp->cnt.seq_drops++;
-			emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: 40 + "
-				"%u bytes do not fit the %u of the receive",
-				qp->qpn, len, w->length);
+			emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: "
+				"40 + %u bytes do not fit the %u of the "
+				"receive", qp->qpn, len, w->length);
 			return;
 		}
 		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
