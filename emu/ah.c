@@ -7,12 +7,11 @@
 
 #include "emu/ah.h"
 #include "emu/device.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
 #include "emu/subnet.h"
-
-static atomic_uint ah_handles;
 
 /* next_hdr of a RoCEv1 packet's GRH: the IB BTH follows. */
 #define NEXT_HDR_IB 0x1b
@@ -80,7 +79,11 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	}
 	ah->ibv.context = pd->ibv.context;
 	ah->ibv.pd = &pd->ibv;
-	ah->ibv.handle = atomic_fetch_add(&ah_handles, 1) + 1;
+	if (emu_handle_add(pd->ctx, EMU_OBJ_AH, &ah->ibv, &ah->ibv.handle)) {
+		free(ah);
+		emu_dev_count_release(dev, EMU_COUNT_AH);
+		return ENOMEM;
+	}
 	ah->pd = pd;
 	ah->attr = *attr;
 	/* Whatever the caller passed, a GRH carries 20 bits of flow label:
@@ -103,6 +106,7 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 
 void emu_ah_destroy(struct emu_ah *ah)
 {
+	emu_handle_remove(ah->ibv.handle, &ah->ibv);
 	emu_pd_put(ah->pd);
 	emu_dev_count_release(ah->pd->ctx->dev, EMU_COUNT_AH);
 	free(ah);

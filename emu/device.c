@@ -15,6 +15,7 @@
 #include "emu/ctl.h"
 #include "emu/inject.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/mr.h"
 #include "emu/netlink.h"
 #include "emu/qp.h"
@@ -566,6 +567,9 @@ void emu_context_close(struct emu_context *ctx)
 		engine_down(dev);
 	}
 	pthread_mutex_unlock(&dev->lock);
+	/* Objects left open lose their handles with it, as the kernel's
+	 * file takes its objects along when it is closed. */
+	emu_handle_forget(ctx);
 	emu_async_fini(&ctx->async);
 	free(ctx);
 	emu_ctl_device_closed();

@@ -25,6 +25,7 @@ struct emu_fault_held {
 	uint32_t len;
 	/* tx: where it goes; rx: what recvmsg said of it. */
 	uint8_t sock;
+	uint8_t tclass;
 	uint16_t dport;
 	bool has_src;
 	struct emu_udp_pkt u;		/* rx: its data points at data */
@@ -341,7 +342,7 @@ static void release_one(struct emu_tport *tp, struct emu_fault_held *h)
 		memcpy(b, h->data, h->len);
 		emu_link_send(&tp->link, emu_now_ns(), h->sock,
 			      h->has_src ? &h->src : NULL, &h->dst, h->dport,
-			      b, h->len, NULL, 0, 0);
+			      h->tclass, b, h->len, NULL, 0, 0);
 	} else {
 		h->u.data = h->data;
 		emu_rx_one(tp, &h->u);
@@ -452,9 +453,9 @@ static uint32_t truncated_len(const struct emu_fault_rule *r, uint32_t len)
 
 void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, unsigned int sock, uint8_t *buf,
-		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
-		   uint32_t tail_len)
+		   uint16_t dport, uint8_t tclass, unsigned int sock,
+		   uint8_t *buf, uint32_t hdr_len, const struct iovec *pay,
+		   unsigned int npay, uint32_t tail_len)
 {
 	struct emu_fault_pkt p = {
 		.dir = EMU_FAULT_TX, .qpn = qpn, .peer = dst, .bth = buf,
@@ -473,7 +474,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	r = first_acting(tp, &p);
 	if (!r) {
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
-			      buf, hdr_len, pay, npay, tail_len);
+			      tclass, buf, hdr_len, pay, npay, tail_len);
 		release(tp, EMU_FAULT_TX, 0, true);
 		return;
 	}
@@ -488,7 +489,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	switch (r->action) {
 	case EMU_FAULT_DUPLICATE:
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
-			      buf, len, NULL, 0, 0);
+			      tclass, buf, len, NULL, 0, 0);
 		b2 = emu_udp_tx_buf(&tp->udp);
 		memmove(b2, buf, len);
 		buf = b2;
@@ -499,6 +500,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		if (!h)
 			break;
 		h->sock = (uint8_t)sock;
+		h->tclass = tclass;
 		h->dport = dport;
 		h->has_src = src != NULL;
 		if (src)
@@ -514,8 +516,8 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	default:
 		break;
 	}
-	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, buf,
-		      len, NULL, 0, 0);
+	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, tclass,
+		      buf, len, NULL, 0, 0);
 	release(tp, EMU_FAULT_TX, 0, true);
 }
 

@@ -67,9 +67,9 @@ static inline bool emu_inject_active(const struct emu_fault_set *s)
  * rule that acts, else sent as it is. qpn is the sending QP's. */
 void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, unsigned int sock, uint8_t *buf,
-		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
-		   uint32_t tail_len);
+		   uint16_t dport, uint8_t tclass, unsigned int sock,
+		   uint8_t *buf, uint32_t hdr_len, const struct iovec *pay,
+		   unsigned int npay, uint32_t tail_len);
 /* Handle a received packet through the rules: dropped, held, handled
  * twice, corrupted or truncated in place first, or handled as it is. */
 void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u);

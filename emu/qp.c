@@ -10,6 +10,7 @@
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
@@ -462,6 +463,7 @@ static void do_insert(void *p)
 
 static void qp_free(struct emu_qp *qp)
 {
+	emu_handle_remove(emu_qp_ibv(qp)->handle, emu_qp_ibv(qp));
 	free(qp->held);
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
@@ -578,6 +580,10 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	ibqp->qp_type = init->qp_type;
 	ibqp->events_completed = 0;
 
+	if (emu_handle_add(ctx, EMU_OBJ_QP, ibqp, &ibqp->handle)) {
+		qp_free(qp);
+		return ENOMEM;
+	}
 	qp->db = emu_engine_doorbell(dev->engine, qp_doorbell, qp);
 	if (!qp->db) {
 		qp_free(qp);
@@ -591,7 +597,6 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		return call.rc;
 	}
 	ibqp->qp_num = qp->qpn;
-	ibqp->handle = qp->qpn;
 	qp->sock = emu_udp_sock_for(qp->qpn);
 
 	if (qp->pd)
@@ -649,7 +654,6 @@ static void reset_engines(struct emu_qp *qp)
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
 	qp->comp.retry_due = 0;
-	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
 	qp->resp.nres = nres;

@@ -313,10 +313,12 @@ START_TEST(t_memory_follows_use)
 }
 END_TEST
 
-/* max_cq counts the device's CQs: one past it is ENOMEM, as for PDs. */
+/* max_cq counts the device's CQs, plain and extended, of every context:
+ * one past it is ENOMEM, as for PDs. */
 START_TEST(t_config_max_cq)
 {
-	struct ibv_context *ctx;
+	struct ibv_cq_init_attr_ex cia = { .cqe = 4 };
+	struct ibv_context *ctx, *ctx2;
 	struct ibv_cq *cq[3];
 
 	emu_test_write_config("[device emu0]\nmax_cq = 2\n");
@@ -328,6 +330,14 @@ START_TEST(t_config_max_cq)
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq(ctx, 4, NULL, NULL, 0));
 	ck_assert_int_eq(errno, ENOMEM);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &cia));
+	ck_assert_int_eq(errno, ENOMEM);
+	ctx2 = open_default();
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(ctx2, 4, NULL, NULL, 0));
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_int_eq(ibv_close_device(ctx2), 0);
 	ck_assert_int_eq(ibv_destroy_cq(cq[0]), 0);
 	cq[2] = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(cq[2]);

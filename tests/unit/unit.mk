@@ -26,11 +26,12 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
-	tests/unit/test_ops tests/unit/test_ctl
+	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_handle
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
-	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi
+	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi \
+	tests/unit/test_qp_sem
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
@@ -102,6 +103,9 @@ tests_unit_test_ops_LDADD = $(FRONT_LIBS)
 # The control socket's server and commands on an open device.
 tests_unit_test_ctl_LDADD = $(FRONT_LIBS)
 tests_unit_test_ctl_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+# The handle table itself, and the verbs that look objects up in it.
+tests_unit_test_handle_LDADD = $(FRONT_LIBS)
+tests_unit_test_handle_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
 # The scripted peer builds its packets with net/'s headers and ICRC.
@@ -115,6 +119,7 @@ tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
 tests_unit_test_gsi_LDADD = $(API_LIBS)
+tests_unit_test_qp_sem_LDADD = $(API_LIBS)
 
 tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 
