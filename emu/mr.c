@@ -16,6 +16,7 @@
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
+#include "emu/odp.h"
 #include "emu/pd.h"
 #include "emu/transport.h"
 
@@ -58,9 +59,7 @@ static atomic_uint pd_handles;
 static atomic_uint mr_handles;
 
 /* Rights that make the kernel pin pages for writing (ib_access_writable). */
-#define WRITABLE_ACCESS                                                   \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
-	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+#define WRITABLE_ACCESS EMU_MR_WRITABLE_ACCESS
 
 /* ---- the table --------------------------------------------------------- */
 
@@ -263,25 +262,26 @@ struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey)
 	return lookup(dev, rkey, 1);
 }
 
-enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
-				 const struct emu_pd *pd, uint64_t va,
-				 uint64_t len, unsigned int need,
-				 uint8_t **ptr)
+enum emu_mr_check emu_mr_locate(const struct emu_mr *mr, uint64_t va,
+				uint64_t len, uint8_t **ptr)
 {
+	/* Where a zero-length access lands when the region has no address
+	 * of its own (an implicit ODP region at va 0). */
+	static uint8_t nowhere;
 	uint64_t off;
+	uint8_t *p;
 
-	if (mr->pd != pd)
-		return EMU_MR_BAD_PD;
-	if (need & ~mr->access)
-		return EMU_MR_ACCESS;
 	/* Subtract rather than add: va + len may wrap past 2^64, the
 	 * offset and the room left after it cannot. */
 	if (va >= mr->iova && va - mr->iova <= mr->length) {
 		off = va - mr->iova;
 		if (len > mr->length - off)
 			return EMU_MR_BOUNDS;
+		/* In integers: an implicit region's addr is NULL, and an
+		 * offset from NULL is no pointer arithmetic C allows. */
+		p = (uint8_t *)((uintptr_t)mr->addr + off);
 		if (ptr)
-			*ptr = mr->addr + off;
+			*ptr = p || len ? p : &nowhere;
 		return EMU_MR_OK;
 	}
 	if (len)
@@ -290,7 +290,37 @@ enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
 	 * does not check the R_Key's range for it); hand back a pointer
 	 * that is valid to pass to memcpy with length 0. */
 	if (ptr)
-		*ptr = mr->addr;
+		*ptr = mr->addr ? mr->addr : &nowhere;
+	return EMU_MR_OK;
+}
+
+/* Rights whose access writes the region's memory. */
+#define WRITE_NEEDS                                                       \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
+	 IBV_ACCESS_REMOTE_ATOMIC)
+
+enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
+				 const struct emu_pd *pd, uint64_t va,
+				 uint64_t len, unsigned int need,
+				 uint8_t **ptr)
+{
+	enum emu_mr_check rc;
+	uint8_t *p;
+
+	if (mr->pd != pd)
+		return EMU_MR_BAD_PD;
+	if (need & ~mr->access)
+		return EMU_MR_ACCESS;
+	rc = emu_mr_locate(mr, va, len, &p);
+	if (rc != EMU_MR_OK)
+		return rc;
+	/* An ODP region's pages are faulted in before the engine touches
+	 * them, as an ODP HCA's are: a page that cannot be fails the
+	 * access, it never reaches a load or store (emu/odp.c). */
+	if (mr->odp && emu_odp_fault(p, len, need & WRITE_NEEDS))
+		return EMU_MR_FAULT;
+	if (ptr)
+		*ptr = p;
 	return EMU_MR_OK;
 }
 
@@ -471,6 +501,8 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 {
 	struct emu_device *dev = pd->ctx->dev;
 	struct emu_mr_table *t = dev->mrs;
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	bool implicit = odp && emu_odp_is_implicit(addr, length);
 	struct emu_mr *mr;
 	int rc;
 
@@ -481,10 +513,17 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 		iova = 0;
 	if (!t)
 		return ENOMEM;
+	/* mlx5_ib_reg_user_mr: the implicit region is at iova 0. */
+	if (implicit && iova)
+		return emu_refuse(EINVAL, "ibv_reg_mr: implicit ODP at iova "
+				  "%#llx, not 0", (unsigned long long)iova);
 	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
 	if (rc)
 		return rc;
-	rc = emu_mr_check_mapped(addr, length, !!(access & WRITABLE_ACCESS));
+	/* An ODP region's pages need not exist yet: each access faults in
+	 * what it touches, and fails on what is not there. */
+	rc = odp ? 0 : emu_mr_check_mapped(addr, length,
+					    !!(access & WRITABLE_ACCESS));
 	if (rc)
 		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
 				  "mapped%s", addr, (unsigned long long)length,
@@ -498,6 +537,8 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
+	mr->odp = odp;
+	mr->implicit = implicit;
 	mr->ibv.context = pd->ibv.context;
 	mr->ibv.pd = &pd->ibv;
 	mr->ibv.addr = addr;
@@ -542,6 +583,13 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 		niova = nacc & IBV_ACCESS_ZERO_BASED ? 0 : (uintptr_t)addr;
 	}
 
+	/* mlx5 rebuilds an implicit ODP region on every rereg, and refuses
+	 * before touching it when the rights would drop ON_DEMAND and no
+	 * new translation is given. */
+	if (mr->implicit && !(flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    !(nacc & IBV_ACCESS_ON_DEMAND))
+		return emu_refuse(EOPNOTSUPP, "ibv_rereg_mr: an implicit ODP "
+				  "region cannot lose IBV_ACCESS_ON_DEMAND");
 	/* Out of the engine's sight before anything changes; left out on
 	 * failure, as a real HCA may have destroyed the old key already.
 	 * Windows bound to it stay bound: each access through one checks
@@ -551,8 +599,9 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 		rc = emu_refuse(EINVAL, "ibv_rereg_mr: pd of another context");
 	if (!rc)
 		rc = check_range(dev, naddr, nlen, niova, "ibv_rereg_mr");
-	if (!rc && (flags & (IBV_REREG_MR_CHANGE_TRANSLATION |
-			     IBV_REREG_MR_CHANGE_ACCESS))) {
+	if (!rc && !(nacc & IBV_ACCESS_ON_DEMAND) &&
+	    (flags & (IBV_REREG_MR_CHANGE_TRANSLATION |
+		      IBV_REREG_MR_CHANGE_ACCESS))) {
 		rc = emu_mr_check_mapped(naddr, nlen,
 					 !!(nacc & WRITABLE_ACCESS));
 		if (rc)
@@ -575,6 +624,8 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 	mr->length = nlen;
 	mr->iova = niova;
 	mr->access = nacc;
+	mr->odp = nacc & IBV_ACCESS_ON_DEMAND;
+	mr->implicit = mr->odp && emu_odp_is_implicit(naddr, nlen);
 	mr->ibv.addr = naddr;
 	mr->ibv.length = nlen;
 

@@ -55,6 +55,9 @@ struct emu_verbs_ops {
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	struct ibv_qp *(*open_qp)(struct ibv_context *context,
 				  struct ibv_qp_open_attr *attr);
+	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			 uint32_t flags, struct ibv_sge *sg_list,
+			 uint32_t num_sge);
 };
 
 /*
@@ -85,6 +88,7 @@ static const struct emu_verbs_ops emu_ops = {
 	.open_xrcd = emu_verbs_open_xrcd,
 	.close_xrcd = emu_verbs_close_xrcd,
 	.open_qp = emu_verbs_open_qp,
+	.advise_mr = emu_verbs_advise_mr,
 };
 
 void emu_verbs_set_ops(struct verbs_context *vctx)
@@ -113,6 +117,7 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->open_xrcd = t->open_xrcd;
 	vctx->close_xrcd = t->close_xrcd;
 	vctx->open_qp = t->open_qp;
+	vctx->advise_mr = t->advise_mr;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)

@@ -60,4 +60,9 @@ int emu_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		      struct ibv_mw_bind *mw_bind);
 int emu_verbs_dealloc_mw(struct ibv_mw *mw);
 
+/* verbs/odp.c */
+int emu_verbs_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			uint32_t flags, struct ibv_sge *sg_list,
+			uint32_t num_sge);
+
 #endif

@@ -1,6 +1,7 @@
 /* Front end of PDs, MRs and AHs: argument and access-flag checks and the
  * errno conventions of each verb; emu/mr.c and emu/ah.c do the work. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,9 +28,8 @@ int ibv_dofork_range(void *base, size_t size);
  * order:
  * - remote write or atomic needs local write (IBTA): EINVAL;
  * - a bit outside the known set and the optional range: EINVAL;
- * - ON_DEMAND on a device without ODP: EOPNOTSUPP. Ours reports no ODP
- *   capability; it would need every engine access to survive unmapped
- *   pages, where registration instead checks the pages up front;
+ * - ON_DEMAND on a device without ODP: EOPNOTSUPP. Ours has ODP
+ *   (emu/odp.c), so ON_DEMAND is a right like the others;
  * - FLUSH_GLOBAL / FLUSH_PERSISTENT on a device without those capability
  *   flags (ours has neither): EOPNOTSUPP.
  * Accepted and ignored: the optional range (RELAXED_ORDERING among it:
@@ -48,9 +48,6 @@ static int check_access(unsigned int access, const char *verb)
 	if (access & ~KNOWN_ACCESS)
 		return emu_refuse(EINVAL, "%s: access %#x has unknown bits",
 				  verb, access);
-	if (access & IBV_ACCESS_ON_DEMAND)
-		return emu_refuse(EOPNOTSUPP, "%s: IBV_ACCESS_ON_DEMAND: no "
-				  "ODP on this device", verb);
 	if (access & (IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT))
 		return emu_refuse(EOPNOTSUPP, "%s: IBV_ACCESS_FLUSH_*: no "
 				  "flush on this device", verb);
@@ -83,6 +80,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
 	struct emu_mr *mr;
 	int rc;
 
@@ -95,12 +93,14 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	if (rc)
 		return verbs_null(rc);
 	/* As rdma-core: the range is marked for fork handling first, and
-	 * unmarked if registration fails. */
-	if (ibv_dontfork_range(addr, length))
+	 * unmarked if registration fails; not an ODP range, which pins
+	 * nothing (and may be the whole address space). */
+	if (!odp && ibv_dontfork_range(addr, length))
 		return NULL;
 	rc = emu_mr_register(to_emu_pd(pd), addr, length, iova, access, &mr);
 	if (rc) {
-		ibv_dofork_range(addr, length);
+		if (!odp)
+			ibv_dofork_range(addr, length);
 		return verbs_null(rc);
 	}
 	return &mr->ibv;
@@ -191,6 +191,7 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	void *addr;
 	size_t length;
+	bool odp;
 	int rc;
 
 	if (!mr)
@@ -198,10 +199,12 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 					    "NULL"));
 	addr = mr->addr;
 	length = mr->length;
+	odp = to_emu_mr(mr)->odp;
 	rc = emu_mr_deregister(to_emu_mr(mr));
 	if (rc)
 		return verbs_ret(rc);
-	ibv_dofork_range(addr, length);
+	if (!odp)
+		ibv_dofork_range(addr, length);
 	return 0;
 }
 

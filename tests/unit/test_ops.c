@@ -47,6 +47,7 @@ static const struct slot slots[] = {
 	SLOT(open_xrcd, emu_verbs_open_xrcd),
 	SLOT(close_xrcd, emu_verbs_close_xrcd),
 	SLOT(open_qp, emu_verbs_open_qp),
+	SLOT(advise_mr, emu_verbs_advise_mr),
 };
 
 #define NSLOTS (sizeof(slots) / sizeof(slots[0]))
