@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/dm.h"
 #include "emu/odp.h"
 #include "emu/speed.h"
 #include "emu/tm.h"
@@ -86,6 +87,7 @@ void emu_device_fill_attr_ex(struct emu_device *dev,
 	a->tm_caps.max_ops = EMU_TM_MAX_OPS;
 	a->tm_caps.max_sge = EMU_TM_MAX_SGE;
 	emu_odp_fill_caps(a);
+	emu_dm_fill_caps(a);
 	/* Completion timestamps are not modelled: hca_core_clock stays 0. */
 }
 

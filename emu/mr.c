@@ -12,6 +12,7 @@
 #include <sys/random.h>
 
 #include "emu/device.h"
+#include "emu/dm.h"
 #include "emu/engine.h"
 #include "emu/log.h"
 #include "emu/mr.h"
@@ -496,39 +497,15 @@ static int check_range(struct emu_device *dev, const void *addr,
 
 /* ---- registration ------------------------------------------------------ */
 
-int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
-		    uint64_t iova, unsigned int access, struct emu_mr **out)
+/* Enter a checked region: its fields, a slot and fresh keys. */
+static int add_region(struct emu_pd *pd, void *addr, uint64_t length,
+		      uint64_t iova, unsigned int access, struct emu_dm *dm,
+		      struct emu_mr **out)
 {
-	struct emu_device *dev = pd->ctx->dev;
-	struct emu_mr_table *t = dev->mrs;
-	bool odp = access & IBV_ACCESS_ON_DEMAND;
-	bool implicit = odp && emu_odp_is_implicit(addr, length);
+	struct emu_mr_table *t = pd->ctx->dev->mrs;
 	struct emu_mr *mr;
 	int rc;
 
-	/* Optional bits ask for nothing we must honour: relaxed ordering
-	 * allows reordering and we simply do not reorder. */
-	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
-	if (access & IBV_ACCESS_ZERO_BASED)
-		iova = 0;
-	if (!t)
-		return ENOMEM;
-	/* mlx5_ib_reg_user_mr: the implicit region is at iova 0. */
-	if (implicit && iova)
-		return emu_refuse(EINVAL, "ibv_reg_mr: implicit ODP at iova "
-				  "%#llx, not 0", (unsigned long long)iova);
-	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
-	if (rc)
-		return rc;
-	/* An ODP region's pages need not exist yet: each access faults in
-	 * what it touches, and fails on what is not there. */
-	rc = odp ? 0 : emu_mr_check_mapped(addr, length,
-					    !!(access & WRITABLE_ACCESS));
-	if (rc)
-		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
-				  "mapped%s", addr, (unsigned long long)length,
-				  access & WRITABLE_ACCESS ?
-				  " writable" : " readable");
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;
@@ -537,11 +514,14 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
-	mr->odp = odp;
-	mr->implicit = implicit;
+	mr->odp = access & IBV_ACCESS_ON_DEMAND;
+	mr->implicit = mr->odp && emu_odp_is_implicit(addr, length);
+	mr->dm = dm;
 	mr->ibv.context = pd->ibv.context;
 	mr->ibv.pd = &pd->ibv;
-	mr->ibv.addr = addr;
+	/* The device memory has no address of the application's
+	 * (ibv_cmd_reg_dm_mr leaves addr NULL): SGEs use offsets. */
+	mr->ibv.addr = dm ? NULL : addr;
 	mr->ibv.length = length;
 	mr->ibv.handle = atomic_fetch_add(&mr_handles, 1) + 1;
 
@@ -559,6 +539,52 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	}
 	*out = mr;
 	return 0;
+}
+
+int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
+		    uint64_t iova, unsigned int access, struct emu_mr **out)
+{
+	struct emu_device *dev = pd->ctx->dev;
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	int rc;
+
+	/* Optional bits ask for nothing we must honour: relaxed ordering
+	 * allows reordering and we simply do not reorder. */
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (access & IBV_ACCESS_ZERO_BASED)
+		iova = 0;
+	if (!dev->mrs)
+		return ENOMEM;
+	/* mlx5_ib_reg_user_mr: the implicit region is at iova 0. */
+	if (odp && emu_odp_is_implicit(addr, length) && iova)
+		return emu_refuse(EINVAL, "ibv_reg_mr: implicit ODP at iova "
+				  "%#llx, not 0", (unsigned long long)iova);
+	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
+	if (rc)
+		return rc;
+	/* An ODP region's pages need not exist yet: each access faults in
+	 * what it touches, and fails on what is not there. */
+	rc = odp ? 0 : emu_mr_check_mapped(addr, length,
+					    !!(access & WRITABLE_ACCESS));
+	if (rc)
+		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
+				  "mapped%s", addr, (unsigned long long)length,
+				  access & WRITABLE_ACCESS ?
+				  " writable" : " readable");
+	return add_region(pd, addr, length, iova, access, NULL, out);
+}
+
+int emu_mr_register_dm(struct emu_pd *pd, struct emu_dm *dm, void *mem,
+		       uint64_t length, unsigned int access,
+		       struct emu_mr **out)
+{
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (!pd->ctx->dev->mrs)
+		return ENOMEM;
+	/* No user pages, nothing pinned: any length the DM holds, even
+	 * none, as the kernel's mlx5_ib_reg_dm_mr takes it. */
+	return add_region(pd, mem, length, 0, access | IBV_ACCESS_ZERO_BASED,
+			  dm, out);
 }
 
 int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
@@ -583,6 +609,10 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 		niova = nacc & IBV_ACCESS_ZERO_BASED ? 0 : (uintptr_t)addr;
 	}
 
+	/* ib_uverbs_rereg_mr: a region on device memory cannot change. */
+	if (mr->dm)
+		return emu_refuse(EINVAL, "ibv_rereg_mr: a region on device "
+				  "memory");
 	/* mlx5 rebuilds an implicit ODP region on every rereg, and refuses
 	 * before touching it when the rights would drop ON_DEMAND and no
 	 * new translation is given. */
@@ -648,6 +678,8 @@ int emu_mr_deregister(struct emu_mr *mr)
 	slot_give(&t->mrs, mr->index);
 	pthread_mutex_unlock(&t->lock);
 	emu_pd_put(mr->pd);
+	if (mr->dm)
+		emu_dm_mr_gone(mr->dm);
 	free(mr);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 
 struct emu_device;
+struct emu_dm;
 struct emu_pd;
 struct emu_mw;
 
@@ -25,6 +26,8 @@ struct emu_mr {
 	 * may be missing (emu/odp.c); implicit: the whole address space,
 	 * addr NULL and iova 0, so va is the process address. */
 	bool odp, implicit;
+	/* Registered on device memory (emu/dm.c), or NULL. */
+	struct emu_dm *dm;
 };
 
 /* Rights that make the kernel pin pages for writing (ib_access_writable),
@@ -72,6 +75,13 @@ void emu_mr_table_destroy(struct emu_device *dev);
  * covers the whole address space. */
 int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 		    uint64_t iova, unsigned int access, struct emu_mr **out);
+
+/* Register length bytes of device memory at mem, part of dm (emu/dm.c,
+ * which has checked the range; length may be 0), zero-based: as
+ * emu_mr_register, with no page to pin; the user's addr stays NULL. */
+int emu_mr_register_dm(struct emu_pd *pd, struct emu_dm *dm, void *mem,
+		       uint64_t length, unsigned int access,
+		       struct emu_mr **out);
 
 /* ibv_rereg_mr's work: flags IBV_REREG_MR_CHANGE_*; the new values only
  * for the flags given (a new translation maps iova to addr, or 0 with

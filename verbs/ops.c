@@ -58,6 +58,12 @@ struct emu_verbs_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sge);
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
+				   struct ibv_alloc_dm_attr *attr);
+	int (*free_dm)(struct ibv_dm *dm);
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
 };
 
 /*
@@ -89,6 +95,9 @@ static const struct emu_verbs_ops emu_ops = {
 	.close_xrcd = emu_verbs_close_xrcd,
 	.open_qp = emu_verbs_open_qp,
 	.advise_mr = emu_verbs_advise_mr,
+	.alloc_dm = emu_verbs_alloc_dm,
+	.free_dm = emu_verbs_free_dm,
+	.reg_dm_mr = emu_verbs_reg_dm_mr,
 };
 
 void emu_verbs_set_ops(struct verbs_context *vctx)
@@ -118,6 +127,9 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->close_xrcd = t->close_xrcd;
 	vctx->open_qp = t->open_qp;
 	vctx->advise_mr = t->advise_mr;
+	vctx->alloc_dm = t->alloc_dm;
+	vctx->free_dm = t->free_dm;
+	vctx->reg_dm_mr = t->reg_dm_mr;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)

@@ -65,4 +65,13 @@ int emu_verbs_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			uint32_t flags, struct ibv_sge *sg_list,
 			uint32_t num_sge);
 
+/* verbs/dm.c; set_copy installs a DM's memcpy_to/from_dm functions */
+struct ibv_dm *emu_verbs_alloc_dm(struct ibv_context *context,
+				  struct ibv_alloc_dm_attr *attr);
+int emu_verbs_free_dm(struct ibv_dm *dm);
+struct ibv_mr *emu_verbs_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+				   uint64_t dm_offset, size_t length,
+				   unsigned int access);
+void emu_verbs_dm_set_copy(struct ibv_dm *dm);
+
 #endif

@@ -48,6 +48,9 @@ static const struct slot slots[] = {
 	SLOT(close_xrcd, emu_verbs_close_xrcd),
 	SLOT(open_qp, emu_verbs_open_qp),
 	SLOT(advise_mr, emu_verbs_advise_mr),
+	SLOT(alloc_dm, emu_verbs_alloc_dm),
+	SLOT(free_dm, emu_verbs_free_dm),
+	SLOT(reg_dm_mr, emu_verbs_reg_dm_mr),
 };
 
 #define NSLOTS (sizeof(slots) / sizeof(slots[0]))
@@ -200,6 +203,11 @@ START_TEST(t_calls)
 	expect_einval(vctx->close_xrcd(NULL));
 	expect_einval(vctx->post_srq_ops(NULL, NULL, &bad_op));
 	ck_assert_ptr_null(bad_op);
+	expect_einval(vctx->advise_mr(NULL, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+				      NULL, 0));
+	expect_null_einval(vctx->alloc_dm(NULL, NULL));
+	expect_einval(vctx->free_dm(NULL));
+	expect_null_einval(vctx->reg_dm_mr(NULL, NULL, 0, 0, 0));
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST
