@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "emu/clock.h"
 #include "emu/device.h"
 #include "emu/dm.h"
 #include "emu/odp.h"
@@ -88,7 +89,7 @@ void emu_device_fill_attr_ex(struct emu_device *dev,
 	a->tm_caps.max_sge = EMU_TM_MAX_SGE;
 	emu_odp_fill_caps(a);
 	emu_dm_fill_caps(a);
-	/* Completion timestamps are not modelled: hca_core_clock stays 0. */
+	emu_clock_fill_caps(a);
 }
 
 static enum ibv_mtu mtu_enum(uint32_t bytes)

@@ -125,7 +125,7 @@ struct emu_cq_attr {
 	uint32_t max_cqe;		/* the device's limit */
 	void *cq_context;
 	struct emu_comp_channel *channel; /* NULL, or of the same context */
-	uint64_t wc_flags;		/* standard flags, and TM_INFO */
+	uint64_t wc_flags;		/* standard, TM_INFO, timestamps */
 	uint32_t flags;			/* IBV_CREATE_CQ_ATTR_* */
 };
 

@@ -152,13 +152,16 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 					     "comp_mask %#x has unknown bits",
 					     ia->comp_mask));
 	/* rdma-core refuses the fields a provider cannot report with
-	 * EOPNOTSUPP; we report the standard ones and, for tag-matching
-	 * SRQs, the TM information. */
+	 * EOPNOTSUPP; we report the standard ones, for tag-matching SRQs
+	 * the TM information, and completion timestamps (emu/clock.c). */
 	if (ia->wc_flags & ~((uint64_t)IBV_WC_STANDARD_FLAGS |
-			     IBV_WC_EX_WITH_TM_INFO))
+			     IBV_WC_EX_WITH_TM_INFO |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
 		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_create_cq_ex: "
 					     "wc_flags %#llx: only the "
-					     "standard fields and TM info",
+					     "standard fields, TM info and "
+					     "timestamps",
 					     (unsigned long long)
 					     ia->wc_flags));
 	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {

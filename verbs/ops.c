@@ -64,6 +64,8 @@ struct emu_verbs_ops {
 	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
 				    uint64_t dm_offset, size_t length,
 				    unsigned int access);
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
 };
 
 /*
@@ -98,6 +100,7 @@ static const struct emu_verbs_ops emu_ops = {
 	.alloc_dm = emu_verbs_alloc_dm,
 	.free_dm = emu_verbs_free_dm,
 	.reg_dm_mr = emu_verbs_reg_dm_mr,
+	.query_rt_values = emu_verbs_query_rt_values,
 };
 
 void emu_verbs_set_ops(struct verbs_context *vctx)
@@ -130,6 +133,7 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->alloc_dm = t->alloc_dm;
 	vctx->free_dm = t->free_dm;
 	vctx->reg_dm_mr = t->reg_dm_mr;
+	vctx->query_rt_values = t->query_rt_values;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)

@@ -74,4 +74,8 @@ struct ibv_mr *emu_verbs_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 				   unsigned int access);
 void emu_verbs_dm_set_copy(struct ibv_dm *dm);
 
+/* verbs/clock.c */
+int emu_verbs_query_rt_values(struct ibv_context *context,
+			      struct ibv_values_ex *values);
+
 #endif

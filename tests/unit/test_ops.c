@@ -51,6 +51,7 @@ static const struct slot slots[] = {
 	SLOT(alloc_dm, emu_verbs_alloc_dm),
 	SLOT(free_dm, emu_verbs_free_dm),
 	SLOT(reg_dm_mr, emu_verbs_reg_dm_mr),
+	SLOT(query_rt_values, emu_verbs_query_rt_values),
 };
 
 #define NSLOTS (sizeof(slots) / sizeof(slots[0]))
@@ -208,6 +209,7 @@ START_TEST(t_calls)
 	expect_null_einval(vctx->alloc_dm(NULL, NULL));
 	expect_einval(vctx->free_dm(NULL));
 	expect_null_einval(vctx->reg_dm_mr(NULL, NULL, 0, 0, 0));
+	expect_einval(vctx->query_rt_values(NULL, NULL));
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST
@@ -217,12 +219,14 @@ END_TEST
 START_TEST(t_left_out)
 {
 	struct ibv_context *ctx = open_default();
-	struct ibv_td_init_attr td = {0};
-	struct ibv_values_ex v = {0};
+	struct ibv_counters_init_attr ca = {0};
+	struct ibv_wq_init_attr wa = {0};
 
-	ck_assert_int_eq(ibv_query_rt_values_ex(ctx, &v), EOPNOTSUPP);
 	errno = 0;
-	ck_assert_ptr_null(ibv_alloc_td(ctx, &td));
+	ck_assert_ptr_null(ibv_create_wq(ctx, &wa));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_counters(ctx, &ca));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
