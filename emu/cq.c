@@ -12,6 +12,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/mr.h"
+#include "emu/pdom.h"
 #include "emu/transport.h"
 
 /*
@@ -29,6 +30,7 @@ struct emu_cq_ring {
 	char pad1[60];
 	_Atomic uint32_t tail;
 	char pad2[60];
+	struct emu_qmem mem;		/* where this ring itself came from */
 	/* Tag-matching information of slot i (zero unless matched), beside
 	 * the ibv_wc ring rather than in it: struct ibv_wc has no room. */
 	struct ibv_wc_tm_info *tm;
@@ -69,21 +71,28 @@ uint32_t emu_cq_size(uint32_t cqe, uint32_t max_cqe)
 	return size < cqe ? cqe : size;
 }
 
-static struct emu_cq_ring *ring_alloc(uint32_t limit, uint64_t wc_flags)
+/* A ring for limit completions, from the CQ's parent domain's allocator
+ * when it has one (as mlx5 takes its CQ buffer), else malloc: untouched
+ * slots cost no memory. */
+static struct emu_cq_ring *ring_alloc(uint32_t limit, uint64_t wc_flags,
+				      struct emu_pdom *pdom)
 {
 	uint32_t slots = pow2_above(limit);
 	size_t per = sizeof(struct ibv_wc) + sizeof(struct ibv_wc_tm_info);
 	bool stamps = wc_flags & CQ_STAMP_FLAGS;
 	struct emu_cq_ring *r;
+	struct emu_qmem m;
 
 	/* Free-running 32-bit indexes tell full from empty up to 2^31. */
 	if (!limit || slots < limit)
 		return NULL;
 	if (stamps)
 		per += sizeof(struct emu_cq_stamp);
-	r = malloc(sizeof(*r) + (size_t)slots * per);
-	if (!r)
+	if (emu_qmem_alloc(&m, pdom, sizeof(*r) + (size_t)slots * per,
+			   EMU_RES_TYPE_CQ, false))
 		return NULL;
+	r = m.p;
+	r->mem = m;
 	r->tm = (struct ibv_wc_tm_info *)(void *)(r->slot + slots);
 	r->ts = stamps ? (struct emu_cq_stamp *)(void *)(r->tm + slots) : NULL;
 	r->limit = limit;
@@ -91,6 +100,13 @@ static struct emu_cq_ring *ring_alloc(uint32_t limit, uint64_t wc_flags)
 	atomic_init(&r->head, 0);
 	atomic_init(&r->tail, 0);
 	return r;
+}
+
+static void ring_free(struct emu_cq_ring *r)
+{
+	struct emu_qmem m = r->mem;
+
+	emu_qmem_free(&m);
 }
 
 /* ---- consumer lock ---------------------------------------------------- */
@@ -670,13 +686,14 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 		return -rc;
 	cq = calloc(1, sizeof(*cq));
 	if (cq)
-		cq->ring = ring_alloc(size, attr->wc_flags);
+		cq->ring = ring_alloc(size, attr->wc_flags, attr->pdom);
 	if (!cq || !cq->ring) {
 		free(cq);
 		emu_dev_count_release(ctx->dev, EMU_COUNT_CQ);
 		return -ENOMEM;
 	}
 	cq->ctx = ctx;
+	cq->pdom = attr->pdom;
 	cq->wc_flags = attr->wc_flags;
 	cq->flags = attr->flags;
 	atomic_init(&cq->users, 0);
@@ -706,6 +723,7 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 		attr->channel->ibv.refcnt++;
 		pthread_mutex_unlock(&c->mutex);
 	}
+	emu_pdom_get(cq->pdom);
 	*out = cq;
 	return 0;
 }
@@ -713,7 +731,8 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 {
 	uint32_t size = emu_cq_size(cqe, max_cqe);
-	struct emu_cq_ring *old, *r = ring_alloc(size, cq->wc_flags);
+	struct emu_cq_ring *old, *r = ring_alloc(size, cq->wc_flags,
+						 cq->pdom);
 	uint32_t h, n, i;
 
 	if (!r)
@@ -727,7 +746,7 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 	if (n > cqe) {
 		pthread_spin_unlock(&cq->plock);
 		consumer_unlock(cq);
-		free(r);
+		ring_free(r);
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
@@ -741,7 +760,7 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 	cq->ibv.cqe = (int)size;
 	pthread_spin_unlock(&cq->plock);
 	consumer_unlock(cq);
-	free(old);
+	ring_free(old);
 	return 0;
 }
 
@@ -802,7 +821,9 @@ int emu_cq_destroy(struct emu_cq *cq)
 	pthread_mutex_destroy(&cq->ibv.mutex);
 	pthread_spin_destroy(&cq->clock);
 	pthread_spin_destroy(&cq->plock);
-	free(cq->ring);
+	/* The ring goes back to the parent domain's allocator first. */
+	ring_free(cq->ring);
+	emu_pdom_put(cq->pdom);
 	emu_dev_count_release(cq->ctx->dev, EMU_COUNT_CQ);
 	free(cq);
 	return 0;

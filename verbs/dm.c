@@ -156,5 +156,6 @@ struct ibv_mr *emu_verbs_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 	rc = emu_dm_reg_mr(to_emu_pd(pd), d, dm_offset, length, access, &mr);
 	if (rc)
 		return verbs_null(rc);
+	mr->ibv.pd = pd;	/* as given: a parent domain, say */
 	return &mr->ibv;
 }

@@ -20,6 +20,7 @@ struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 		  emu_refuse(EINVAL, "ibv_alloc_mw: pd is NULL");
 	if (rc)
 		return verbs_null(rc);
+	mw->ibv.pd = pd;	/* as given: a parent domain, say */
 	return &mw->ibv;
 }
 

@@ -66,6 +66,12 @@ struct emu_verbs_ops {
 				    unsigned int access);
 	int (*query_rt_values)(struct ibv_context *context,
 			       struct ibv_values_ex *values);
+	struct ibv_td *(*alloc_td)(struct ibv_context *context,
+				   struct ibv_td_init_attr *init_attr);
+	int (*dealloc_td)(struct ibv_td *td);
+	struct ibv_pd *(*alloc_parent_domain)(
+		struct ibv_context *context,
+		struct ibv_parent_domain_init_attr *attr);
 };
 
 /*
@@ -101,6 +107,9 @@ static const struct emu_verbs_ops emu_ops = {
 	.free_dm = emu_verbs_free_dm,
 	.reg_dm_mr = emu_verbs_reg_dm_mr,
 	.query_rt_values = emu_verbs_query_rt_values,
+	.alloc_td = emu_verbs_alloc_td,
+	.dealloc_td = emu_verbs_dealloc_td,
+	.alloc_parent_domain = emu_verbs_alloc_parent_domain,
 };
 
 void emu_verbs_set_ops(struct verbs_context *vctx)
@@ -134,6 +143,9 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->free_dm = t->free_dm;
 	vctx->reg_dm_mr = t->reg_dm_mr;
 	vctx->query_rt_values = t->query_rt_values;
+	vctx->alloc_td = t->alloc_td;
+	vctx->dealloc_td = t->dealloc_td;
+	vctx->alloc_parent_domain = t->alloc_parent_domain;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)

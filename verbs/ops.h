@@ -78,4 +78,12 @@ void emu_verbs_dm_set_copy(struct ibv_dm *dm);
 int emu_verbs_query_rt_values(struct ibv_context *context,
 			      struct ibv_values_ex *values);
 
+/* verbs/pdom.c */
+struct ibv_td *emu_verbs_alloc_td(struct ibv_context *context,
+				  struct ibv_td_init_attr *init_attr);
+int emu_verbs_dealloc_td(struct ibv_td *td);
+struct ibv_pd *
+emu_verbs_alloc_parent_domain(struct ibv_context *context,
+			      struct ibv_parent_domain_init_attr *attr);
+
 #endif

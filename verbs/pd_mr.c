@@ -10,6 +10,7 @@
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
+#include "emu/pdom.h"
 #include "verbs/err.h"
 
 /* The header turns these into inline selectors; we define the symbols. */
@@ -72,6 +73,9 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	if (!pd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_pd: pd is "
 					    "NULL"));
+	/* A parent domain goes as itself, not as the PD it stands for. */
+	if (emu_pdom_of(pd))
+		return verbs_ret(emu_pdom_free(emu_pdom_of(pd)));
 	return verbs_ret(emu_pd_free(to_emu_pd(pd)));
 }
 
@@ -103,6 +107,8 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 			ibv_dofork_range(addr, length);
 		return verbs_null(rc);
 	}
+	/* The PD as given (a parent domain, say), as libibverbs sets it. */
+	mr->ibv.pd = pd;
 	return &mr->ibv;
 }
 
@@ -171,6 +177,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	rc = emu_mr_reregister(to_emu_mr(mr), flags,
 			       pd ? to_emu_pd(pd) : NULL, addr, length,
 			       (unsigned int)access);
+	if (!rc && (flags & IBV_REREG_MR_CHANGE_PD))
+		mr->pd = pd;
 	if (rc) {
 		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
 		    ibv_dofork_range(addr, length)) {
@@ -221,6 +229,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
 	if (rc)
 		return verbs_null(rc);
+	ah->ibv.pd = pd;
 	return &ah->ibv;
 }
 

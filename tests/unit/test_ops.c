@@ -52,6 +52,9 @@ static const struct slot slots[] = {
 	SLOT(free_dm, emu_verbs_free_dm),
 	SLOT(reg_dm_mr, emu_verbs_reg_dm_mr),
 	SLOT(query_rt_values, emu_verbs_query_rt_values),
+	SLOT(alloc_td, emu_verbs_alloc_td),
+	SLOT(dealloc_td, emu_verbs_dealloc_td),
+	SLOT(alloc_parent_domain, emu_verbs_alloc_parent_domain),
 };
 
 #define NSLOTS (sizeof(slots) / sizeof(slots[0]))
@@ -210,6 +213,9 @@ START_TEST(t_calls)
 	expect_einval(vctx->free_dm(NULL));
 	expect_null_einval(vctx->reg_dm_mr(NULL, NULL, 0, 0, 0));
 	expect_einval(vctx->query_rt_values(NULL, NULL));
+	expect_null_einval(vctx->alloc_td(NULL, NULL));
+	expect_einval(vctx->dealloc_td(NULL));
+	expect_null_einval(vctx->alloc_parent_domain(NULL, NULL));
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST
