@@ -3,11 +3,13 @@
  * region over part of it. */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emu/device.h"
 #include "emu/dm.h"
+#include "emu/import.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
@@ -117,19 +119,79 @@ int emu_dm_alloc(struct emu_context *ctx, uint64_t length, uint32_t log_align,
 	atomic_init(&dm->users, 0);
 	dm->ibv.context = &ctx->vctx.context;
 	dm->ibv.handle = atomic_fetch_add(&dm_handles, 1) + 1;
+	/* What ibv_import_dm finds by handle. */
+	if (emu_import_track(ctx, EMU_IMPORT_DM, dm->ibv.handle, dm)) {
+		refund(ctx->dev, size);
+		free(mem);
+		free(dm);
+		return ENOMEM;
+	}
 	*out = dm;
 	return 0;
 }
 
 int emu_dm_free(struct emu_dm *dm)
 {
-	if (atomic_load(&dm->users))
-		return emu_refuse(EBUSY, "ibv_free_dm: %u memory regions are "
-				  "registered on it", atomic_load(&dm->users));
+	struct emu_dm *real = dm->real;
+	int rc;
+
+	if (real) {
+		/* Through an import, the shared DM goes if only this import
+		 * holds it; the import goes with it. */
+		atomic_fetch_sub(&real->users, 1);
+		rc = emu_dm_free(real);
+		if (rc) {
+			atomic_fetch_add(&real->users, 1);
+			return rc;
+		}
+		free(dm);
+		return 0;
+	}
+	/* Out of the import registry first, under its lock, so no import
+	 * can take it from here on. */
+	rc = emu_import_untrack_idle(EMU_IMPORT_DM, dm->ibv.handle, dm,
+				     offsetof(struct emu_dm, users));
+	if (rc || atomic_load(&dm->users))
+		return emu_refuse(EBUSY, "ibv_free_dm: %u memory regions or "
+				  "imports hold it", atomic_load(&dm->users));
 	refund(dm->ctx->dev, dm->size);
 	free(dm->mem);
 	free(dm);
 	return 0;
+}
+
+int emu_dm_import(struct emu_context *ctx, uint32_t handle,
+		  struct emu_dm **out)
+{
+	struct emu_dm *real, *dm = calloc(1, sizeof(*dm));
+
+	if (!dm)
+		return ENOMEM;
+	real = emu_import_find(ctx, EMU_IMPORT_DM, handle,
+			       offsetof(struct emu_dm, users));
+	if (!real) {
+		free(dm);
+		return emu_refuse(ENOENT, "ibv_import_dm: no DM with handle "
+				  "%u in the context's command file",
+				  handle);
+	}
+	dm->ctx = ctx;
+	dm->real = real;
+	dm->mem = real->mem;
+	dm->length = real->length;
+	atomic_init(&dm->users, 0);
+	dm->ibv.context = &ctx->vctx.context;
+	dm->ibv.handle = handle;
+	*out = dm;
+	return 0;
+}
+
+void emu_dm_unimport(struct emu_dm *dm)
+{
+	if (!dm->real)
+		return;
+	atomic_fetch_sub(&dm->real->users, 1);
+	free(dm);
 }
 
 void emu_dm_copy(struct emu_dm *dm, uint64_t off, void *host, uint64_t len,
@@ -166,6 +228,9 @@ int emu_dm_reg_mr(struct emu_pd *pd, struct emu_dm *dm, uint64_t off,
 	struct emu_mr *mr;
 	int rc;
 
+	/* A region on an import is on the DM it shares. */
+	if (dm->real)
+		dm = dm->real;
 	/* Taken first, so a free racing with the registration is refused
 	 * rather than pulling the memory from under the new keys. */
 	atomic_fetch_add(&dm->users, 1);

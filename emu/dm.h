@@ -30,7 +30,9 @@ struct emu_dm {
 	uint8_t *mem;			/* the memory, in this process */
 	uint64_t length;		/* as asked: what copies may reach */
 	uint64_t size;			/* charged: length rounded to a block */
-	atomic_uint users;		/* memory regions on it */
+	atomic_uint users;		/* memory regions and imports of it */
+	/* An ibv_import_dm view: the DM it shares mem with, or NULL. */
+	struct emu_dm *real;
 };
 
 static inline struct emu_dm *to_emu_dm(struct ibv_dm *dm)
@@ -52,8 +54,19 @@ int emu_dm_alloc(struct emu_context *ctx, uint64_t length, uint32_t log_align,
 		 struct emu_dm **out);
 
 /* 0, and the memory goes back to the device; EBUSY, nothing changed,
- * while memory regions are registered on it (the kernel's usecnt). */
+ * while memory regions are registered on it (the kernel's usecnt) or
+ * imports hold it. Through an import: the shared DM goes, as the kernel
+ * destroys the object, unless anything but that import holds it. */
 int emu_dm_free(struct emu_dm *dm);
+
+/* ibv_import_dm: a view on ctx of the DM with handle in ctx's family
+ * (emu/import.c), which it holds until emu_dm_unimport. 0 and *out
+ * (context, handle; the copy functions are the caller's), ENOENT when
+ * there is none, ENOMEM. */
+int emu_dm_import(struct emu_context *ctx, uint32_t handle,
+		  struct emu_dm **out);
+/* Drop an import (never the DM itself); a DM that is no import: nothing. */
+void emu_dm_unimport(struct emu_dm *dm);
 
 /* Copy between host memory and [off, off + len) of dm, which the caller
  * has checked lies in it: in 32-bit words when both are aligned, as the
@@ -64,7 +77,8 @@ void emu_dm_copy(struct emu_dm *dm, uint64_t off, void *host, uint64_t len,
 
 /* Register [off, off + len) of dm (checked by the caller; len may be 0)
  * on pd as a zero-based region (emu_mr_register_dm): 0 and *out, or
- * ENOMEM; dm cannot be freed while the region lives. */
+ * ENOMEM; dm (the shared one, for an import) cannot be freed while the
+ * region lives. */
 int emu_dm_reg_mr(struct emu_pd *pd, struct emu_dm *dm, uint64_t off,
 		  uint64_t len, unsigned int access, struct emu_mr **out);
 

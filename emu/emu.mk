@@ -11,7 +11,7 @@ libemucore_la_SOURCES = \
 	emu/netlink.c emu/netlink.h \
 	emu/mr.c emu/mr.h emu/pd.h emu/odp.c emu/odp.h \
 	emu/dm.c emu/dm.h emu/clock.c emu/clock.h \
-	emu/pdom.c emu/pdom.h \
+	emu/pdom.c emu/pdom.h emu/import.c emu/import.h \
 	emu/mw.c emu/mw.h \
 	emu/ah.c emu/ah.h \
 	emu/cq.c emu/cq.h \

@@ -263,6 +263,25 @@ struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey)
 	return lookup(dev, rkey, 1);
 }
 
+struct emu_mr *emu_mr_by_handle(struct emu_device *dev, uint32_t handle)
+{
+	struct emu_mr_table *t = dev->mrs;
+	struct emu_mr *mr, *found = NULL;
+	uint32_t i;
+
+	if (!t)
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->mrs.fresh && !found; i++) {
+		mr = atomic_load_explicit(&t->slots[t->mrs.base + i].mr,
+					  memory_order_acquire);
+		if (mr && mr->ibv.handle == handle)
+			found = mr;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
 enum emu_mr_check emu_mr_locate(const struct emu_mr *mr, uint64_t va,
 				uint64_t len, uint8_t **ptr)
 {

@@ -28,6 +28,9 @@ struct emu_mr {
 	bool odp, implicit;
 	/* Registered on device memory (emu/dm.c), or NULL. */
 	struct emu_dm *dm;
+	/* An ibv_import_mr view of a region (emu/import.c): a copy of its
+	 * keys and length for the application, in no slot of the table. */
+	bool imported;
 };
 
 /* Rights that make the kernel pin pages for writing (ib_access_writable),
@@ -121,6 +124,11 @@ void emu_dev_count_release(struct emu_device *dev, enum emu_dev_count what);
  * an emu_mr pointer from one callback to the next: look the key up again. */
 struct emu_mr *emu_mr_lookup_lkey(struct emu_device *dev, uint32_t lkey);
 struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey);
+
+/* The live region whose ibv_mr.handle is handle, or NULL, under the same
+ * rule as the lookups (the engine thread). A scan of the table: for
+ * imports (emu/import.c), never for the data path. */
+struct emu_mr *emu_mr_by_handle(struct emu_device *dev, uint32_t handle);
 
 /* Where [va, va + len) of mr is in this process: EMU_MR_OK and *ptr, or
  * EMU_MR_BOUNDS. No right is checked and no page faulted in. len 0 is

@@ -1,8 +1,6 @@
 /* The device's one ops table and its installer: every op slot of
  * ibv_context_ops and verbs_context this device implements, and how each
  * opened context gets them. */
-#include <fcntl.h>
-
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "verbs/ops.h"
@@ -154,9 +152,9 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	struct ibv_context *c = &vctx->context;
 
 	c->device = &ctx->dev->ibdev;
-	/* No kernel behind us, but programs dup or poll this fd (to import
-	 * the device elsewhere, say): it must be a real descriptor. */
-	c->cmd_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	/* The command file comes from whoever opens the context: a file of
+	 * its own (verbs/import.c), or the one ibv_import_device is given. */
+	c->cmd_fd = -1;
 	c->async_fd = ctx->async.fd;
 	c->num_comp_vectors = 1;
 	pthread_mutex_init(&c->mutex, NULL);

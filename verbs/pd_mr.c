@@ -12,6 +12,7 @@
 #include "emu/pd.h"
 #include "emu/pdom.h"
 #include "verbs/err.h"
+#include "verbs/import.h"
 
 /* The header turns these into inline selectors; we define the symbols. */
 #undef ibv_reg_mr
@@ -65,7 +66,14 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_pd: context "
 					     "is NULL"));
 	pd = emu_pd_alloc(emu_ctx(context));
-	return pd ? &pd->ibv : NULL;
+	if (!pd)
+		return NULL;
+	/* Importable by its handle (ibv_import_pd). */
+	if (emu_verbs_pd_created(pd)) {
+		emu_pd_free(pd);
+		return verbs_null(ENOMEM);
+	}
+	return &pd->ibv;
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
@@ -73,10 +81,11 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	if (!pd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_pd: pd is "
 					    "NULL"));
-	/* A parent domain goes as itself, not as the PD it stands for. */
+	/* A parent domain goes as itself, not as the PD it stands for; an
+	 * import takes the PD with it (verbs/import.c). */
 	if (emu_pdom_of(pd))
 		return verbs_ret(emu_pdom_free(emu_pdom_of(pd)));
-	return verbs_ret(emu_pd_free(to_emu_pd(pd)));
+	return verbs_ret(emu_verbs_pd_free(emu_pd_self(pd)));
 }
 
 /* ---- memory regions ---------------------------------------------------- */
@@ -148,6 +157,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 
 	if (!mr)
 		rc = emu_refuse(EINVAL, "ibv_rereg_mr: mr is NULL");
+	else if (to_emu_mr(mr)->imported)
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: an imported MR");
 	else if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
 		rc = emu_refuse(EINVAL, "ibv_rereg_mr: flags %#x: none, or "
 				"unknown bits", flags);
@@ -205,6 +216,9 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!mr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dereg_mr: mr is "
 					    "NULL"));
+	/* As the kernel: deregistering an import deregisters the region. */
+	if (to_emu_mr(mr)->imported)
+		return verbs_ret(emu_verbs_imported_mr_dereg(mr));
 	addr = mr->addr;
 	length = mr->length;
 	odp = to_emu_mr(mr)->odp;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -180,13 +181,33 @@ static void device_memory(struct ibv_context *ctx)
 	CHECK("free_dm", ibv_free_dm(dm) == 0);
 }
 
-static void unimplemented(struct ibv_context *ctx)
+static void import(struct ibv_context *ctx)
 {
-	/* Importing a kernel device's fd has no meaning here: it must
-	 * refuse with EOPNOTSUPP, not crash. */
+	struct ibv_context *imp;
+	struct ibv_pd *pd, *ipd;
+	int fd;
+
+	/* Not a context's command file: rdma-core's EINVAL (no character
+	 * device). A dup of one: a context sharing its objects. */
 	errno = 0;
-	CHECK("import_device -> EOPNOTSUPP",
-	      ibv_import_device(ctx->async_fd) == NULL && errno == EOPNOTSUPP);
+	CHECK("import_device: async fd -> EINVAL",
+	      ibv_import_device(ctx->async_fd) == NULL && errno == EINVAL);
+	fd = dup(ctx->cmd_fd);
+	imp = fd >= 0 ? ibv_import_device(fd) : NULL;
+	CHECK("import_device: dup(cmd_fd)", imp != NULL);
+	if (!imp)
+		return;
+	pd = ibv_alloc_pd(ctx);
+	ipd = pd ? ibv_import_pd(imp, pd->handle) : NULL;
+	CHECK("import_pd: same handle", ipd && ipd->handle == pd->handle &&
+					   ipd->context == imp);
+	if (ipd)
+		ibv_unimport_pd(ipd);
+	errno = 0;
+	CHECK("import_pd: unknown handle -> ENOENT",
+	      ibv_import_pd(imp, 0xfffffff0u) == NULL && errno == ENOENT);
+	CHECK("dealloc_pd", pd && ibv_dealloc_pd(pd) == 0);
+	CHECK("close imported", ibv_close_device(imp) == 0);
 }
 
 /*
@@ -316,7 +337,7 @@ int main(void)
 	port_speed(ctx);
 	async_fd(ctx);
 	device_memory(ctx);
-	unimplemented(ctx);
+	import(ctx);
 	errno_set(ctx);
 	flow_label(ctx);
 	CHECK("close", ibv_close_device(ctx) == 0);

@@ -27,7 +27,8 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
-	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_dm
+	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_dm \
+	tests/unit/test_import
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -103,6 +104,9 @@ tests_unit_test_ops_LDADD = $(FRONT_LIBS)
 # Device memory through the verbs, its budget and failures inside.
 tests_unit_test_dm_LDADD = $(FRONT_LIBS)
 tests_unit_test_dm_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+# Imports through the verbs, allocations failing inside.
+tests_unit_test_import_LDADD = $(FRONT_LIBS)
+tests_unit_test_import_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 # The control socket's server and commands on an open device.
 tests_unit_test_ctl_LDADD = $(FRONT_LIBS)
 tests_unit_test_ctl_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
