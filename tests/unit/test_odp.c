@@ -229,6 +229,53 @@ START_TEST(t_odp_rc_traffic_faults_pages_in)
 }
 END_TEST
 
+/* UC moves data through ODP regions as RC does; a WRITE into a page that
+ * is not there is dropped by the responder (UC has no NAK), the bytes
+ * around it untouched, and the requester completes. */
+START_TEST(t_odp_uc_traffic)
+{
+	struct odp_fx f;
+	uint8_t *a = map3(), *b = map3();
+	struct ibv_mr *ma, *mb;
+
+	memset(&f, 0, sizeof(f));
+	f.ctx = open_default();
+	f.pd = ibv_alloc_pd(f.ctx);
+	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_UC);
+	ma = ibv_reg_mr(f.pd, a, 3 * pg(), ODP_ACCESS);
+	mb = ibv_reg_mr(f.pd, b, 3 * pg(), ODP_ACCESS);
+	memset(a, 0x77, 64);
+	rc_recv(f.p.qp[1], 1, b + 8, 64, mb->lkey);
+	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, a, 64, ma->lkey,
+				 0, 0), 0);
+	expect_status(f.p.cq[0], 2, IBV_WC_SUCCESS);
+	expect_status(f.p.cq[1], 1, IBV_WC_SUCCESS);
+	ck_assert_int_eq(b[71], 0x77);
+	ck_assert_int_eq(munmap(b + pg(), pg()), 0);
+	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, a, 64,
+				 ma->lkey, (uintptr_t)b + pg(), mb->rkey), 0);
+	expect_status(f.p.cq[0], 3, IBV_WC_SUCCESS);
+	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 4, a, 8,
+				 ma->lkey, (uintptr_t)b + 2 * pg(), mb->rkey),
+			 0);
+	expect_status(f.p.cq[0], 4, IBV_WC_SUCCESS);
+	/* The next message lands: a UC responder drops and goes on. */
+	{
+		double end = now_ms() + 2000;
+
+		while (b[2 * pg() + 7] != 0x77 && now_ms() < end)
+			usleep(100);
+	}
+	ck_assert_int_eq(b[2 * pg() + 7], 0x77);
+	ck_assert_int_eq(ibv_dereg_mr(ma), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mb), 0);
+	fx_close(&f);
+	munmap(a, 3 * pg());
+	munmap(b, pg());
+	munmap(b + 2 * pg(), pg());
+}
+END_TEST
+
 /* The implicit region's keys reach any buffer of the process: a stack
  * buffer is sent from, a heap one written. */
 START_TEST(t_odp_implicit_traffic)
@@ -504,6 +551,7 @@ static Suite *odp_suite(void)
 	tcase_add_test(tc, t_odp_rereg);
 	tcase_add_test(tc, t_odp_rc_traffic_faults_pages_in);
 	tcase_add_test(tc, t_odp_implicit_traffic);
+	tcase_add_test(tc, t_odp_uc_traffic);
 	tcase_add_test(tc, t_odp_send_unmapped_loc_prot_err);
 	tcase_add_test(tc, t_odp_remote_unmapped_rem_access_err);
 	tcase_add_test(tc, t_odp_atomic_readonly_rem_access_err);
