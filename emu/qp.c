@@ -916,6 +916,12 @@ int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 	if (!rc) {
 		emu_engine_call(qp->dev->engine, do_modify, &call);
 		emu_qp_ibv(qp)->state = emu_qp_state(qp);
+		/* Posting follows the states asked for, as mlx5's does (a
+		 * move to ERR by the HCA itself changes nothing). */
+		if ((mask & IBV_QP_STATE) && next == IBV_QPS_RTS)
+			atomic_store(&qp->sq_open, true);
+		else if ((mask & IBV_QP_STATE) && next == IBV_QPS_RESET)
+			atomic_store(&qp->sq_open, false);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
@@ -993,35 +999,62 @@ static int check_bind(struct emu_sq_batch *b, const struct ibv_mw *mw,
 }
 
 void emu_sq_begin(struct emu_qp *qp, struct emu_sq_batch *b,
-		  const char *verb, int limit_err)
+		  const char *verb, int limit_err, int closed_err)
 {
 	pthread_spin_lock(&qp->sq.lock);
 	b->qp = qp;
 	b->verb = verb;
 	b->limit_err = limit_err;
+	b->closed_err = closed_err;
 	b->prod = atomic_load_explicit(&qp->sq.prod, memory_order_relaxed);
 	b->n = 0;
 	b->cur = NULL;
 	b->len = 0;
 }
 
+/*
+ * As mlx5: a QP made or reset may post no send until it has been moved to
+ * RTS (mlx5_modify_qp sets qp_state_max_gs to -1 in RESET and to max_gs
+ * only in RTS, and _mlx5_post_send refuses any num_sge above it), so
+ * RESET, INIT, RTR and an ERR reached from them refuse; SQD, SQE and an
+ * ERR reached from RTS post (ERR flushes).
+ */
+int emu_sq_closed(struct emu_sq_batch *b, int err)
+{
+	struct emu_qp *qp = b->qp;
+	enum ibv_qp_state s;
+
+	if (atomic_load_explicit(&qp->sq_open, memory_order_relaxed))
+		return 0;
+	s = emu_qp_state(qp);
+	return emu_refuse(err, "%s: the QP (%s) has not been in RTS since "
+			  "it was made or last reset", b->verb,
+			  state_str(s));
+}
+
 int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 		uint64_t wr_id, unsigned int send_flags)
 {
 	struct emu_qp *qp = b->qp;
-	enum ibv_qp_state s = emu_qp_state(qp);
 	struct emu_swqe *w;
+	int rc;
 
 	b->cur = NULL;
 	b->len = 0;
-	if (s == IBV_QPS_RESET || s == IBV_QPS_INIT || s == IBV_QPS_RTR)
-		return emu_refuse(EINVAL, "%s: the QP is in %s, not yet RTS",
-				  b->verb, s == IBV_QPS_RESET ? "RESET" :
-				  s == IBV_QPS_INIT ? "INIT" : "RTR");
+	/* mlx5's order: an opcode it has no entry for, a full ring, a QP
+	 * that may not post yet. */
+	if (!emu_wr_info(opcode))
+		return emu_refuse(EINVAL, "%s: opcode %d is not one this "
+				  "device has", b->verb, (int)opcode);
 	/* The batch's own WQEs count: they will be outstanding too. */
 	if (emu_wq_in_use(&qp->sq) + b->n >= qp->cap.max_send_wr)
 		return emu_refuse(ENOMEM, "%s: send queue full (max_send_wr "
 				  "%u)", b->verb, qp->cap.max_send_wr);
+	if (b->closed_err) {
+		rc = emu_sq_closed(b, b->closed_err);
+		if (rc)
+			return rc;
+	}
 	if (!opcode_ok(qp, opcode))
 		return emu_refuse(EINVAL, "%s: opcode %d not valid on this QP "
 				  "type (%d) or device", b->verb, (int)opcode,
@@ -1254,7 +1287,7 @@ static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 	int rc = 0;
 
 	emu_sq_begin(qp, &b, mw_verb ? "ibv_bind_mw" : "ibv_post_send",
-		     EINVAL);
+		     EINVAL, ENOMEM);
 	for (; wr; wr = wr->next) {
 		rc = emu_sq_next(&b, wr->opcode, wr->wr_id, wr->send_flags);
 		if (!rc)

@@ -369,10 +369,25 @@ START_TEST(t_post_errors)
 	ck_assert_int_eq(ibv_bind_mw(f.b.qp, m1, &b), EINVAL);
 	/* The mismatch of region and window PDs is the wrapper's EPERM. */
 
-	/* A UD QP has no binds or invalidations; UC no SEND_WITH_INV. */
+	/* A UD QP has no binds or invalidations; UC no SEND_WITH_INV. The
+	 * UD QP is brought up: before RTS nothing posts at all. */
 	ia.send_cq = ia.recv_cq = f.a.cq;
 	ud = ibv_create_qp(f.pd, &ia);
 	ck_assert_ptr_nonnull(ud);
+	{
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 1,
+		};
+
+		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE |
+					       IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_QKEY), 0);
+		a.qp_state = IBV_QPS_RTR;
+		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE), 0);
+		a.qp_state = IBV_QPS_RTS;
+		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE |
+					       IBV_QP_SQ_PSN), 0);
+	}
 	wr.bind_mw.bind_info.mr = f.bmr;
 	ck_assert_int_eq(ibv_post_send(ud, &wr, &bad), EINVAL);
 	memset(&wr, 0, sizeof(wr));

@@ -879,28 +879,56 @@ START_TEST(t_unsupported)
 }
 END_TEST
 
-/* Posting needs RTS (or SQD, SQE, ERR), as ibv_post_send does. */
-START_TEST(t_state)
+/*
+ * Until the QP has been in RTS since it was made or last reset (RESET,
+ * INIT, RTR, and ERR reached from those), ibv_wr_complete fails with
+ * EINVAL and posts nothing, even for an empty section: mlx5 swaps in a
+ * wr_complete that does exactly that until the QP reaches RTS. After,
+ * SQD and ERR post as RTS does.
+ */
+START_TEST(t_wr_complete_before_rts_einval)
 {
 	struct ibv_qp *p = make_qp(IBV_QPT_RC, OPS_ALL, 4, 1, 16);
 	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(p);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
 	int k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		errno = 0;
 		ibv_wr_start(x);
 		ibv_wr_send(x);
 		ck_assert_int_eq(ibv_wr_complete(x), EINVAL);
 		ck_assert_int_eq(errno, EINVAL);
 		ck_assert_uint_eq(emu_wq_in_use(&to_emu_qp(p)->sq), 0);
-		/* An empty section asks nothing of the state. */
 		ibv_wr_start(x);
-		ck_assert_int_eq(ibv_wr_complete(x), 0);
+		ck_assert_int_eq(ibv_wr_complete(x), EINVAL);
 		if (k == 0)
 			to_init(p);
 		else if (k == 1)
 			to_rtr(p, p->qp_num);
+		else if (k == 2)
+			ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE),
+					 0);
 	}
+	a.qp_state = IBV_QPS_RESET;
+	ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE), 0);
+	to_init(p);
+	to_rtr(p, p->qp_num);
+	to_rts(p);
+	ibv_wr_start(x);
+	ck_assert_int_eq(ibv_wr_complete(x), 0);
+	/* ERR after RTS: posted, and flushed. */
+	a.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE), 0);
+	ibv_wr_start(x);
+	x->wr_id = 77;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ck_assert_int_eq(ibv_wr_complete(x), 0);
+	wait_wc(cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 77);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
 	ck_assert_int_eq(ibv_destroy_qp(p), 0);
 }
 END_TEST
@@ -1162,7 +1190,7 @@ static Suite *qp_ex_suite(void)
 	tcase_add_test(tb, t_abort);
 	tcase_add_test(tb, t_unsupported);
 	tcase_add_test(tb, t_mw_builders);
-	tcase_add_test(tb, t_state);
+	tcase_add_test(tb, t_wr_complete_before_rts_einval);
 	tcase_add_test(tb, t_errors);
 	tcase_add_test(tb, t_threads);
 	suite_add_tcase(s, tb);

@@ -663,6 +663,95 @@ START_TEST(t_req_notify_without_channel)
 }
 END_TEST
 
+/* ---- posting: what mlx5 refuses, and what it takes and fails later ---- */
+
+/* A signaled SEND of 64 bytes from s with wr_id id: ibv_post_send's
+ * result, errno and bad_wr checked against it. */
+static int try_send(struct side *s, uint64_t id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)s->buf, .length = 64, .lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad = NULL;
+	int rc;
+
+	errno = 0;
+	rc = ibv_post_send(s->qp, &wr, &bad);
+	if (rc) {
+		ck_assert_int_eq(errno, rc);
+		ck_assert_ptr_eq(bad, &wr);
+	}
+	return rc;
+}
+
+/*
+ * mlx5 lets a QP post sends only once it has been in RTS since it was
+ * made or last reset: before (RESET, INIT, RTR, and ERR reached from
+ * those) ibv_post_send fails with ENOMEM, ibv_bind_mw too, and nothing
+ * of it is ever sent. Once the QP has been in RTS it posts in every
+ * state but RESET (ERR flushes).
+ */
+START_TEST(t_post_send_before_rts_enomem)
+{
+	struct ibv_mw_bind mb = { .wr_id = 3 };
+	struct ibv_recv_wr rw = { .wr_id = 9 }, *rbad = NULL;
+	struct ibv_mw *mw;
+	uint32_t key;
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_RC);
+	mw = ibv_alloc_mw(f.pd, IBV_MW_TYPE_1);
+	ck_assert_ptr_nonnull(mw);
+	key = mw->rkey;
+	/* RESET: no send, no bind; a receive is EINVAL (mlx5 too). */
+	ck_assert_int_eq(try_send(&f.a, 1), ENOMEM);
+	ck_assert_int_eq(ibv_bind_mw(f.a.qp, mw, &mb), ENOMEM);
+	ck_assert_uint_eq(mw->rkey, key);
+	ck_assert_int_eq(ibv_post_recv(f.a.qp, &rw, &rbad), EINVAL);
+	to_init(f.a.qp);
+	ck_assert_int_eq(try_send(&f.a, 2), ENOMEM);
+	to_rtr(&f, f.a.qp, f.b.qp->qp_num);
+	ck_assert_int_eq(try_send(&f.a, 3), ENOMEM);
+	ck_assert_int_eq(ibv_bind_mw(f.a.qp, mw, &mb), ENOMEM);
+	/* ERR without RTS before it: still nothing to post on. */
+	to_state(f.a.qp, IBV_QPS_ERR);
+	ck_assert_int_eq(try_send(&f.a, 4), ENOMEM);
+	to_state(f.a.qp, IBV_QPS_RESET);
+	/* Up: a send goes, and only it: nothing refused comes back. */
+	to_init(f.a.qp);
+	to_init(f.b.qp);
+	to_rtr(&f, f.a.qp, f.b.qp->qp_num);
+	to_rtr(&f, f.b.qp, f.a.qp->qp_num);
+	to_rts(f.a.qp, 14, 7);
+	to_rts(f.b.qp, 14, 7);
+	post_recv(&f.b, 20, f.b.buf, 4096);
+	ck_assert_int_eq(try_send(&f.a, 5), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 5);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 20);
+	expect_no_wc(f.a.cq, 50);
+	expect_no_wc(f.b.cq, 0);
+	/* ERR after RTS: posted and flushed. */
+	to_state(f.a.qp, IBV_QPS_ERR);
+	ck_assert_int_eq(try_send(&f.a, 6), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(wc.wr_id, 6);
+	/* RESET starts it over. */
+	to_state(f.a.qp, IBV_QPS_RESET);
+	ck_assert_int_eq(try_send(&f.a, 7), ENOMEM);
+	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
@@ -671,6 +760,7 @@ static Suite *qp_sem_suite(void)
 	TCase *te = tcase_create("errors");
 	TCase *tu = tcase_create("ud");
 	TCase *tm = tcase_create("more");
+	TCase *tp = tcase_create("post");
 
 	tcase_add_test(tr, t_recv_posted_in_init_completes);
 	tcase_add_test(tr, t_ud_recv_posted_in_init_completes);
@@ -690,6 +780,8 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(tm, t_send_with_inv_bad_key_nak);
 	tcase_add_test(tm, t_req_notify_without_channel);
 	suite_add_tcase(s, tm);
+	tcase_add_test(tp, t_post_send_before_rts_enomem);
+	suite_add_tcase(s, tp);
 	return s;
 }
 
