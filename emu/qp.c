@@ -1186,10 +1186,6 @@ int emu_sq_end(struct emu_sq_batch *b)
 		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
 				  "message limit", b->verb,
 				  (unsigned long long)len);
-	if (emu_wr_atomic(w->opcode) && len != 8)
-		return emu_refuse(EINVAL, "%s: an atomic's SGEs hold %llu "
-				  "bytes, not 8", b->verb,
-				  (unsigned long long)len);
 	if (qp->type == IBV_QPT_UD) {
 		uint32_t mtu;
 
@@ -1235,6 +1231,25 @@ void emu_sq_abort(struct emu_sq_batch *b)
 	pthread_spin_unlock(&b->qp->sq.lock);
 }
 
+/*
+ * ibv_post_send's atomics, as mlx5 builds them: each non-empty SGE becomes
+ * a segment of 8 bytes at its address, whatever length it gave
+ * (set_data_ptr_seg_atomic), so the old value lands in the first 8 bytes
+ * at the first one's address, under its key. The answer is placed, and
+ * those bytes checked, when it comes back (emu/comp.c); no SGE at all
+ * leaves it nowhere to go (LOC_LEN_ERR there). ibv_wr_* keeps the lengths
+ * given, as mlx5's setters do.
+ */
+static void atomic_sges_8(struct emu_sq_batch *b)
+{
+	struct ibv_sge *sge = emu_swqe_sge(b->cur);
+	uint32_t i;
+
+	for (i = 0; i < b->cur->num_sge; i++)
+		sge[i].length = 8;
+	b->len = 8ull * b->cur->num_sge;
+}
+
 /* The opcode's own members of the work request, then its data: which
  * member of wr->wr is meaningful follows from what the request does, and
  * emu_sq_next has made sure the opcode is in the table. */
@@ -1269,8 +1284,12 @@ static int wr_to_slot(struct emu_sq_batch *b, const struct ibv_send_wr *wr,
 	/* Inline data is what a send or write carries; a READ's or an
 	 * atomic's SGEs are where the answer goes, so they stay SGEs. */
 	if (!(wr->send_flags & IBV_SEND_INLINE) ||
-	    !emu_wr_any(wr->opcode, EMU_WR_F_INLINE))
-		return emu_sq_sges(b, wr->sg_list, wr->num_sge);
+	    !emu_wr_any(wr->opcode, EMU_WR_F_INLINE)) {
+		rc = emu_sq_sges(b, wr->sg_list, wr->num_sge);
+		if (!rc && (info->flags & EMU_WR_F_ATOMIC))
+			atomic_sges_8(b);
+		return rc;
+	}
 	rc = check_sge_list(b, wr->sg_list, wr->num_sge);
 	emu_sq_clear_data(b, true);
 	for (i = 0; !rc && i < wr->num_sge; i++)

@@ -57,7 +57,7 @@ static bool active(struct ibv_qp_ex *ibqp)
 
 /* The WQE before the next one is complete once the next is begun (or at
  * wr_complete): only then may its setters no longer come, so only then
- * can what needs all of it (a UD address, an atomic's 8 bytes) be
+ * can what needs all of it (a UD address, the message size) be
  * checked. */
 static void end_cur(struct ibv_qp_ex *ibqp)
 {

@@ -522,19 +522,23 @@ START_TEST(t_error_mid_batch)
 		ibv_wr_send(q);
 	ck_assert_int_eq(ibv_wr_complete(q), ENOMEM);
 	ck_assert_uint_eq(queued(), 0);
-	/* So does one found only once the WQE is whole: an atomic with 4
-	 * bytes, then a valid send. */
+	/* So does one found only once the WQE is whole: a message past
+	 * 2 GiB in two SGEs, then a valid send. */
+	list[0].length = 0x40000000;
+	list[1] = list[0];
+	list[1].length = 0x40000001;
 	ibv_wr_start(q);
 	ibv_wr_send(q);
-	ibv_wr_atomic_fetch_add(q, 1, 0x3000, 1);
-	ibv_wr_set_sge(q, 1, 0x10, 4);
+	ibv_wr_send(q);
+	ibv_wr_set_sge_list(q, 2, list);
 	ibv_wr_send(q);
 	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
 	ck_assert_uint_eq(queued(), 0);
 	/* ... and as the last WQE of the batch. */
 	ibv_wr_start(q);
 	ibv_wr_send(q);
-	ibv_wr_atomic_cmp_swp(q, 1, 0x3000, 1, 2);
+	ibv_wr_send(q);
+	ibv_wr_set_sge(q, 1, 0x10, 0x80000001u);
 	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
 	ck_assert_uint_eq(queued(), 0);
 	/* The ring is as it was: a full batch fits. */

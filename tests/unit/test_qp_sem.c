@@ -752,6 +752,116 @@ START_TEST(t_post_send_before_rts_enomem)
 }
 END_TEST
 
+/* One fetch-and-add of 1 from a to the word at b.buf + 256 (which holds
+ * 41), its result landing in the n SGEs given (offsets into a.buf and
+ * lengths), posted with ibv_post_send or, with wr, ibv_wr_*; a.buf is
+ * 0xee throughout before. The status it completes with. */
+static enum ibv_wc_status atomic_into(struct fx *f, const uint32_t *off,
+				      const uint32_t *len, unsigned int n,
+				      bool wr)
+{
+	struct ibv_sge sge[2];
+	struct ibv_send_wr w = {
+		.wr_id = 1, .sg_list = sge, .num_sge = (int)n,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	uint64_t word = 41;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+	unsigned int i;
+
+	fx_open(f, IBV_QPT_RC);
+	fx_connect(f);
+	memset(f->a.buf, 0xee, BUF_LEN);
+	memcpy(f->b.buf + 256, &word, sizeof(word));
+	for (i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)f->a.buf + off[i];
+		sge[i].length = len[i];
+		sge[i].lkey = f->a.mr->lkey;
+	}
+	if (!wr) {
+		w.wr.atomic.remote_addr = (uintptr_t)f->b.buf + 256;
+		w.wr.atomic.rkey = f->b.mr->rkey;
+		w.wr.atomic.compare_add = 1;
+		ck_assert_int_eq(ibv_post_send(f->a.qp, &w, &bad), 0);
+	} else {
+		x = ibv_qp_to_qp_ex(f->a.qp);
+		ck_assert_ptr_nonnull(x);
+		ibv_wr_start(x);
+		x->wr_id = 1;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_fetch_add(x, f->b.mr->rkey,
+					(uintptr_t)f->b.buf + 256, 1);
+		ibv_wr_set_sge_list(x, n, sge);
+		ck_assert_int_eq(ibv_wr_complete(x), 0);
+	}
+	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	/* Whatever happened here, the responder did the add. */
+	memcpy(&word, f->b.buf + 256, sizeof(word));
+	ck_assert_uint_eq(word, 42);
+	return wc.status;
+}
+
+/* The 8 bytes at a.buf + off hold the old value 41. */
+static bool landed(const struct fx *f, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, f->a.buf + off, sizeof(v));
+	return v == 41;
+}
+
+/*
+ * An atomic's SGEs need not be 8 bytes. ibv_post_send takes them as mlx5
+ * builds them, every non-empty one as an 8-byte segment, so the old value
+ * lands in the first 8 bytes at its address whatever its length (those
+ * bytes checked against its key); ibv_wr_* takes the lengths as given, as
+ * mlx5's setters do. Where the list holds fewer than 8 bytes the answer
+ * does not fit: LOC_LEN_ERR, the atomic having been executed.
+ */
+START_TEST(t_atomic_sge_not_8_bytes)
+{
+	static const uint32_t o1[] = { 64 }, o2[] = { 64, 128 };
+	static const uint32_t l4[] = { 4 }, l16[] = { 16 }, l44[] = { 4, 4 };
+	static const uint32_t oend[] = { BUF_LEN - 4 };
+	struct fx f;
+
+	/* ibv_post_send: 4 bytes become 8. */
+	ck_assert_int_eq(atomic_into(&f, o1, l4, 1, false), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[72], 0xee);
+	fx_close(&f);
+	/* 16 bytes: the first 8. */
+	ck_assert_int_eq(atomic_into(&f, o1, l16, 1, false), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[72], 0xee);
+	fx_close(&f);
+	/* 4 + 4: all 8 in the first. */
+	ck_assert_int_eq(atomic_into(&f, o2, l44, 2, false), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[128], 0xee);
+	fx_close(&f);
+	/* 4 bytes at the region's end: the 8 would cross it. */
+	ck_assert_int_eq(atomic_into(&f, oend, l4, 1, false),
+			 IBV_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(f.a.buf[BUF_LEN - 1], 0xee);
+	fx_close(&f);
+	/* No SGE at all: nowhere to put the answer. */
+	ck_assert_int_eq(atomic_into(&f, o1, l4, 0, false),
+			 IBV_WC_LOC_LEN_ERR);
+	fx_close(&f);
+	/* ibv_wr_*: 16 bytes take the 8, 4 bytes are too few. */
+	ck_assert_int_eq(atomic_into(&f, o1, l16, 1, true), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[72], 0xee);
+	fx_close(&f);
+	ck_assert_int_eq(atomic_into(&f, o1, l4, 1, true), IBV_WC_LOC_LEN_ERR);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
@@ -781,6 +891,7 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(tm, t_req_notify_without_channel);
 	suite_add_tcase(s, tm);
 	tcase_add_test(tp, t_post_send_before_rts_enomem);
+	tcase_add_test(tp, t_atomic_sge_not_8_bytes);
 	suite_add_tcase(s, tp);
 	return s;
 }
