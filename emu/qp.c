@@ -955,6 +955,20 @@ int emu_qp_query(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask,
 
 /* ---- posting ------------------------------------------------------------ */
 
+/*
+ * RDMA and atomics on a UD QP: mlx5's _mlx5_post_send builds them like any
+ * UD request (it looks at the opcode only for RC, UC and XRC) and the
+ * hardware fails them in a completion; rxe's requester completes them
+ * with IB_WC_LOC_QP_OP_ERR (next_opcode has none for UD). So they are
+ * taken, and fail when the requester reaches them (emu/req.c).
+ */
+static bool ud_fails_later(struct emu_qp *qp, enum ibv_wr_opcode op)
+{
+	return qp->type == IBV_QPT_UD &&
+	       emu_wr_any(op, EMU_WR_F_WRITE | EMU_WR_F_READ |
+			  EMU_WR_F_ATOMIC);
+}
+
 static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
 {
 	if (!emu_wr_qp_ok(op, qp->type))
@@ -1055,7 +1069,7 @@ int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 		if (rc)
 			return rc;
 	}
-	if (!opcode_ok(qp, opcode))
+	if (!opcode_ok(qp, opcode) && !ud_fails_later(qp, opcode))
 		return emu_refuse(EINVAL, "%s: opcode %d not valid on this QP "
 				  "type (%d) or device", b->verb, (int)opcode,
 				  (int)qp->type);
@@ -1067,6 +1081,10 @@ int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 	w->signaled = qp->sq_sig_all || (send_flags & IBV_SEND_SIGNALED);
 	/* Local work has no peer and no data to gather. */
 	w->local = emu_wr_local(opcode);
+	/* Failed already; nothing of it is looked at again but its data
+	 * (its wr.rdma is no AH: the union holds an address). */
+	if (ud_fails_later(qp, opcode))
+		w->status = IBV_WC_LOC_QP_OP_ERR;
 	b->cur = w;
 	return 0;
 }
@@ -1095,7 +1113,7 @@ void emu_sq_ud(struct emu_sq_batch *b, struct ibv_ah *ah, uint32_t qpn,
 {
 	struct emu_swqe *w = b->cur;
 
-	if (b->qp->type != IBV_QPT_UD || w->local)
+	if (b->qp->type != IBV_QPT_UD || w->local || w->status)
 		return;
 	w->ah = ah ? to_emu_ah(ah) : NULL;
 	w->remote_qpn = qpn & WIRE_QPN_MASK;
@@ -1186,7 +1204,7 @@ int emu_sq_end(struct emu_sq_batch *b)
 		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
 				  "message limit", b->verb,
 				  (unsigned long long)len);
-	if (qp->type == IBV_QPT_UD) {
+	if (qp->type == IBV_QPT_UD && !w->status) {
 		uint32_t mtu;
 
 		if (!w->ah)

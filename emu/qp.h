@@ -59,7 +59,8 @@ struct emu_swqe {
 	bool local;			/* no packets: BIND_MW, LOCAL_INV */
 	bool signaled;
 	bool inl;			/* data in the slot, not SGEs */
-	uint8_t status;			/* local error while sending */
+	uint8_t status;			/* local error while sending, or
+					 * from posting (emu_sq_next) */
 	/* Work the responder of a TM QP queued (EMU_TM_OP_*): it completes
 	 * on the TM SRQ's CQ, never on the send CQ; wr_id is the tag's. */
 	uint8_t tm_op;
@@ -362,7 +363,9 @@ void emu_sq_begin(struct emu_qp *qp, struct emu_sq_batch *b,
 int emu_sq_closed(struct emu_sq_batch *b, int err);
 /* The next free slot as b->cur: EINVAL for an opcode the device does not
  * have or the QP's transport cannot post, ENOMEM when max_send_wr are
- * outstanding, closed_err before the QP may post. */
+ * outstanding, closed_err before the QP may post. RDMA and atomics on a
+ * UD QP are taken with status IBV_WC_LOC_QP_OP_ERR, which the requester
+ * completes them with. */
 int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 		uint64_t wr_id, unsigned int send_flags);
 /* BIND_MW of mw (a type 1 window with mw_verb, ibv_bind_mw's, else type

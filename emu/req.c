@@ -292,7 +292,10 @@ void emu_req_run(struct emu_qp *qp)
 			}
 			if (emu_wr_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
 				break;
-			w->status = (uint8_t)check_local(qp, w);
+			/* A status from posting: an opcode the transport
+			 * has not (RDMA or atomics on UD) fails here. */
+			if (!w->status)
+				w->status = (uint8_t)check_local(qp, w);
 			w->started = true;
 			w->first_psn = qp->req.psn;
 			w->last_psn = psn_add(qp->req.psn,

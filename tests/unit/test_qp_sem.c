@@ -862,6 +862,63 @@ START_TEST(t_atomic_sge_not_8_bytes)
 }
 END_TEST
 
+/*
+ * RDMA and atomic requests posted on a UD QP: accepted, as mlx5 accepts
+ * them, and completed with LOC_QP_OP_ERR, as rxe's requester completes an
+ * opcode the transport does not have; the QP moves to ERR and flushes
+ * what follows; nothing reaches the peer. The request's wr.rdma overlaps
+ * wr.ud, so its address must not be taken for an AH.
+ */
+START_TEST(t_ud_rdma_atomic_loc_qp_op_err)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM,
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	unsigned int i;
+	struct fx f;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		fx_open(&f, IBV_QPT_UD);
+		ah = ud_up(&f, 0);
+		post_recv(&f.b, 9, f.b.buf, 40 + 64);
+		memset(&wr, 0, sizeof(wr));
+		sge.addr = (uintptr_t)f.a.buf;
+		sge.length = 8;
+		sge.lkey = f.a.mr->lkey;
+		wr.wr_id = 1;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = ops[i];
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = 0x10;
+		wr.wr.rdma.rkey = f.b.mr->rkey;
+		bad = NULL;
+		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+		wait_wc(f.a.cq, &wc, 3000);
+		ck_assert_uint_eq(wc.wr_id, 1);
+		ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
+		wr.wr_id = 2;
+		wr.opcode = IBV_WR_SEND;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = f.b.qp->qp_num;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+		wait_wc(f.a.cq, &wc, 3000);
+		ck_assert_uint_eq(wc.wr_id, 2);
+		ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+		expect_no_wc(f.b.cq, 50);
+		ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+		fx_close(&f);
+	}
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
@@ -892,6 +949,7 @@ static Suite *qp_sem_suite(void)
 	suite_add_tcase(s, tm);
 	tcase_add_test(tp, t_post_send_before_rts_enomem);
 	tcase_add_test(tp, t_atomic_sge_not_8_bytes);
+	tcase_add_test(tp, t_ud_rdma_atomic_loc_qp_op_err);
 	suite_add_tcase(s, tp);
 	return s;
 }
