@@ -1204,21 +1204,12 @@ int emu_sq_end(struct emu_sq_batch *b)
 		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
 				  "message limit", b->verb,
 				  (unsigned long long)len);
-	if (qp->type == IBV_QPT_UD && !w->status) {
-		uint32_t mtu;
-
-		if (!w->ah)
-			return emu_refuse(EINVAL, "%s: a UD send without an "
-					  "address handle (wr.ud.ah NULL, "
-					  "or no ibv_wr_set_ud_addr)",
-					  b->verb);
-		mtu = qp->dev->ports[w->ah->port_num ? w->ah->port_num - 1 :
-				     0].cfg.mtu;
-		if (len > mtu)
-			return emu_refuse(EINVAL, "%s: a UD message of %llu "
-					  "bytes > the port MTU %u", b->verb,
-					  (unsigned long long)len, mtu);
-	}
+	/* A UD message larger than the MTU is taken: the requester drops
+	 * it (emu/req.c). */
+	if (qp->type == IBV_QPT_UD && !w->status && !w->ah)
+		return emu_refuse(EINVAL, "%s: a UD send without an address "
+				  "handle (wr.ud.ah NULL, or no "
+				  "ibv_wr_set_ud_addr)", b->verb);
 	w->length = (uint32_t)len;
 	b->n++;
 	b->cur = NULL;

@@ -919,6 +919,38 @@ START_TEST(t_ud_rdma_atomic_loc_qp_op_err)
 }
 END_TEST
 
+/*
+ * A UD send larger than the port's MTU completes successfully and sends
+ * nothing (IBTA C10-93.1.1, as rxe's requester does it): the peer's
+ * receive waits for the next datagram that fits.
+ */
+START_TEST(t_ud_send_over_mtu_dropped)
+{
+	struct ibv_port_attr pa;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	uint32_t mtu;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_UD);
+	ck_assert_int_eq(ibv_query_port(f.ctx, 1, &pa), 0);
+	mtu = 128u << pa.active_mtu;
+	ck_assert_uint_lt(mtu + 1, BUF_LEN);
+	ah = ud_up(&f, 0);
+	post_recv(&f.b, 4, f.b.buf, BUF_LEN);
+	memset(f.a.buf, 0x5a, BUF_LEN);
+	ud_send(&f, ah, 1, mtu + 1);
+	expect_no_wc(f.b.cq, 100);
+	ud_send(&f, ah, 2, mtu);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 4);
+	ck_assert_uint_eq(wc.byte_len, 40 + mtu);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
@@ -950,6 +982,7 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(tp, t_post_send_before_rts_enomem);
 	tcase_add_test(tp, t_atomic_sge_not_8_bytes);
 	tcase_add_test(tp, t_ud_rdma_atomic_loc_qp_op_err);
+	tcase_add_test(tp, t_ud_send_over_mtu_dropped);
 	suite_add_tcase(s, tp);
 	return s;
 }
