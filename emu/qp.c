@@ -914,14 +914,16 @@ int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 				"> the %u responder resources of the QP",
 				attr->max_dest_rd_atomic, qp->resp.nres);
 	if (!rc) {
+		/* Posting follows the states asked for, as mlx5's does (a
+		 * move to ERR by the HCA itself changes nothing). Closed
+		 * before RESET empties the ring, so that no post slips in
+		 * between; opened once the QP is in RTS. */
+		if ((mask & IBV_QP_STATE) && next == IBV_QPS_RESET)
+			atomic_store(&qp->sq_open, false);
 		emu_engine_call(qp->dev->engine, do_modify, &call);
 		emu_qp_ibv(qp)->state = emu_qp_state(qp);
-		/* Posting follows the states asked for, as mlx5's does (a
-		 * move to ERR by the HCA itself changes nothing). */
 		if ((mask & IBV_QP_STATE) && next == IBV_QPS_RTS)
 			atomic_store(&qp->sq_open, true);
-		else if ((mask & IBV_QP_STATE) && next == IBV_QPS_RESET)
-			atomic_store(&qp->sq_open, false);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
