@@ -5,7 +5,7 @@ set -e
 
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libev-dev check libnl-3-dev libnl-route-3-dev libinih-dev \
-zlib1g-dev libisal-dev"
+zlib1g-dev libisal-dev libpcap-dev"
 # The reference header (ABI test only), the RDMA programs the integration
 # tests run unmodified, the wire-inspection tools, clang for the fuzz
 # target; for the kernel rxe guest (tests/interop), QEMU and what its
