@@ -7,7 +7,7 @@ libemufront_la_SOURCES = \
 	verbs/ops.c verbs/ops.h verbs/err.h verbs/sysfs.c \
 	verbs/pd_mr.c verbs/cq.c verbs/qp.c verbs/qp_ex.c \
 	verbs/srq.c verbs/mw.c verbs/fault.c verbs/port.c \
-	verbs/unsupported.c verbs/strings.c verbs/rate.c
+	verbs/unsupported.c verbs/strings.c verbs/rate.c verbs/trace.c
 
 libibverbs_la_SOURCES =
 libibverbs_la_LIBADD = libemufront.la libemucore.la
