@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "net/capture.h"
 #include "net/pcapng.h"
@@ -102,6 +103,8 @@ int emu_cap_open(struct emu_cap **out, const char *path, uint64_t count,
 		 char *why, size_t whylen)
 {
 	struct emu_cap *c;
+	struct stat st;
+	bool existed;
 	FILE *f;
 	int err;
 
@@ -137,6 +140,9 @@ int emu_cap_open(struct emu_cap **out, const char *path, uint64_t count,
 			return -1;
 		}
 	}
+	/* A file that was not there goes again if its header fails; one
+	 * that was (a device, a fifo) is never removed. */
+	existed = !stat(path, &st);
 	f = fopen(path, "wb");
 	if (!f) {
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
@@ -157,7 +163,8 @@ int emu_cap_open(struct emu_cap **out, const char *path, uint64_t count,
 			 c->ng || c->dump ? strerror(errno) :
 					    pcap_geterr(c->dead));
 		cap_free(c);
-		unlink(path);
+		if (!existed)
+			unlink(path);
 		return -1;
 	}
 	c->flushed_ns = realtime_ns();

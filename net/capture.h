@@ -27,7 +27,8 @@ enum emu_cap_dir {
 /*
  * Create path (truncating it) and write the file's header: 0 and *out,
  * or -1 with a one-line reason naming the file in why, and no file made
- * (a file that could not be written is removed). count > 0: after that
+ * (a file this call made but could not write is removed; one that was
+ * there, a device say, stays). count > 0: after that
  * many packets the capture closes its file by itself (emu_cap_done).
  */
 int emu_cap_open(struct emu_cap **out, const char *path, uint64_t count,
