@@ -67,6 +67,11 @@ int emu_trace_close(struct emu_trace *t)
 	if (!t)
 		return 0;
 	rc = t->f ? fclose(t->f) : 0;
+	/* Lines lost earlier count as a failure too. */
+	if (!rc && t->err[0]) {
+		errno = EIO;
+		rc = -1;
+	}
 	pthread_mutex_destroy(&t->lock);
 	free(t->buf);
 	free(t);
