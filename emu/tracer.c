@@ -518,11 +518,19 @@ void emu_tracer_device_up(struct emu_device *dev)
 	const char *every = getenv("EMUVERBS_TRACE_INTERVAL_MS");
 	char why[256];
 
+	unsigned long ms = 0;
+	char *end = NULL;
+
 	pthread_mutex_lock(&tr_lock);
 	if (!cur && !env_tried && env && *env) {
 		env_tried = true;
-		if (open_locked(env, every ? (unsigned int)atoi(every) : 0,
-				why, sizeof(why)))
+		if (every && *every)
+			ms = strtoul(every, &end, 10);
+		if (end && (*end || !ms || ms > 3600000 || *every == '-'))
+			fprintf(stderr, "emuverbs: EMUVERBS_TRACE_INTERVAL_MS: "
+				"%s is not a number of milliseconds (1 to "
+				"3600000): no trace\n", every);
+		else if (open_locked(env, (unsigned int)ms, why, sizeof(why)))
 			fprintf(stderr, "emuverbs: EMUVERBS_TRACE: %s\n", why);
 	}
 	pthread_mutex_unlock(&tr_lock);
