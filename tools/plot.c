@@ -187,12 +187,15 @@ static enum mark fault_mark(const char *action)
 	return M_OTHER;
 }
 
+/* Several traces: a port's or rule's label says whose (its PID). */
+static bool several;
+
 /* One event of trace file `file` (its process pid). */
 static int take(const struct plot_line *l, int file, int *pid)
 {
 	const char *ev = plot_str(l, "ev", "");
 	double t = plot_num(l, "ts", -1);
-	char label[64];
+	char label[64], who[16] = "";
 
 	if (t < 0)
 		return 0;
@@ -210,21 +213,24 @@ static int take(const struct plot_line *l, int file, int *pid)
 	} else if (!strcmp(ev, "port")) {
 		const char *what = plot_str(l, "what", "");
 
+		if (several)
+			snprintf(who, sizeof(who), "%d ", *pid);
+
 		if (!strcmp(what, "state"))
-			snprintf(label, sizeof(label), "%s/%g %s",
+			snprintf(label, sizeof(label), "%s%s/%g %s", who,
 				 plot_str(l, "dev", "?"),
 				 plot_num(l, "port", 0),
 				 !strcmp(plot_str(l, "state", ""), "ACTIVE") ?
 				 "up" : "down");
 		else if (!strcmp(what, "link"))
-			snprintf(label, sizeof(label), "%s/%g %s %s",
+			snprintf(label, sizeof(label), "%s%s/%g %s %s", who,
 				 plot_str(l, "dev", "?"),
 				 plot_num(l, "port", 0),
 				 plot_str(l, "speed", ""),
 				 plot_str(l, "width", ""));
 		else
-			snprintf(label, sizeof(label), "%s/%g GID change",
-				 plot_str(l, "dev", "?"),
+			snprintf(label, sizeof(label), "%s%s/%g GID change",
+				 who, plot_str(l, "dev", "?"),
 				 plot_num(l, "port", 0));
 		if (add_vline(t, label))
 			return -1;
@@ -348,14 +354,15 @@ static int write_script(const char *path, const char *out, const char *title)
 		if (series[i].peak_rx > peak)
 			peak = series[i].peak_rx;
 	}
-	fputs("set terminal svg size 1000,560 dynamic enhanced "
+	fputs("set terminal svg size 1000,600 dynamic enhanced "
 	      "font 'sans,11' background rgb 'white'\nset output ", f);
 	gp_quote(f, out);
 	fputs("\nset title ", f);
 	gp_quote(f, title);
 	fputs(" noenhanced\n"
 	      "set xlabel 'time (s)'\nset ylabel 'throughput (MB/s)'\n"
-	      "set grid\nset key outside right top vertical noenhanced\n"
+	      "set grid\nset key outside below center horizontal "
+	      "maxcols 3 noenhanced\n"
 	      "set xrange [0:*]\nset y2range [0:1]\nunset y2tics\n", f);
 	/* The curves below 70% of the height, the marks in a band above. */
 	fprintf(f, "set yrange [0:%.3f]\n", peak > 0 ? peak * 1.45 : 1.0);
@@ -489,6 +496,7 @@ int main(int argc, char **argv)
 	}
 	if (!title)
 		title = nfiles == 1 ? files[0] : "emuverbs traces";
+	several = nfiles > 1;
 	if (read_all(files, nfiles, true))
 		return 1;
 	if (t0 < 0) {
