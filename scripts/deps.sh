@@ -21,6 +21,9 @@ TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"
 # (rdmacm.sh) and the libfabric verbs provider's fi_info; the symbol test
 # also reads libfabric1, libucx0 and librdmacm1, which these pull in.
 TEST_PKGS="$TEST_PKGS librdmacm-dev rdmacm-utils libfabric-bin"
+# emuverbs plot draws with gnuplot (trace.sh; a user of the command needs
+# it too, and is told so).
+TEST_PKGS="$TEST_PKGS gnuplot-nox"
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -45,6 +45,10 @@ emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 
 # What UCX needs of a device and the view emuverbs run gives programs.
 EXTRA_DIST += doc/ucx.md
+# The capture, the event trace's schema and emuverbs plot, with the
+# example the README shows and the script that made it.
+EXTRA_DIST += doc/observability.md doc/plot-example.svg \
+	scripts/plot-example.sh
 
 # The ICRC's throughput, zlib against isa-l (tools/icrc_bench.c); built,
 # never installed or run by the tests.
