@@ -17,6 +17,12 @@
 #include "net/capture.h"
 #include "net/pcapng.h"
 
+/* configure defines it; a build straight from the sources (the fuzz
+ * target) may not. */
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION	"(unknown version)"
+#endif
+
 #define SNAPLEN		65535
 #define IFACES_MAX	64
 /* What stdio holds may be at most this old when the process is killed. */
