@@ -209,7 +209,8 @@ void emu_capture_device_up(struct emu_device *dev)
 	if (!cur && !env_tried && env && *env) {
 		env_tried = true;
 		if (open_locked(env, 0, why, sizeof(why)))
-			fprintf(stderr, "emuverbs: EMUVERBS_CAPTURE: %s\n", why);
+			fprintf(stderr, "emuverbs: EMUVERBS_CAPTURE: %s\n",
+				why);
 	}
 	c = cur;
 	if (c)

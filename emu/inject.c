@@ -29,7 +29,7 @@ struct emu_fault_held {
 	uint8_t sock;
 	uint16_t dport;
 	bool has_src;
-	uint32_t note;			/* tx: its capture note, when it goes */
+	uint32_t note;			/* tx: its capture note */
 	struct emu_udp_pkt u;		/* rx: its data points at data */
 	struct in6_addr src, dst;
 	uint8_t data[EMU_UDP_BUF];

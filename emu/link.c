@@ -36,7 +36,7 @@ struct emu_link_pkt {
 	uint16_t dport;
 	uint8_t sock;
 	bool has_src;
-	uint32_t note;			/* its capture note (net/capture.h) */
+	uint32_t note;			/* its capture note */
 	struct in6_addr src, dst;
 };
 

@@ -52,7 +52,7 @@ struct emu_trace_dev {
 
 static void track(struct emu_trace_dev *td, uint32_t qpn);
 
-/* ---- lines ---------------------------------------------------------------- */
+/* ---- lines ------------------------------------------------------------ */
 
 static void vemit(const char *ev, const char *fmt, va_list ap)
 {
@@ -212,7 +212,8 @@ void emu_trace_fault(struct emu_tport *tp, const struct emu_fault_rule *r,
 		       "\"action\":\"%s\",\"dir\":\"%s\",\"qpn\":%d,"
 		       "\"psn\":%d,\"opcode\":\"%s\",\"len\":%u",
 		       emu_trace_str(n, sizeof(n), tp->port->dev->ibdev.name),
-		       tp->port->num, emu_trace_str(rule, sizeof(rule), r->name),
+		       tp->port->num,
+		       emu_trace_str(rule, sizeof(rule), r->name),
 		       emu_fault_action_name(r->action),
 		       dir == EMU_FAULT_TX ? "tx" : "rx",
 		       b ? (int)bth_qpn(bth) : -1, b ? (int)bth_psn(bth) : -1,
@@ -249,7 +250,7 @@ void emu_trace_port(struct emu_port *port, const char *what)
 							       c->width));
 }
 
-/* ---- sampling --------------------------------------------------------------- */
+/* ---- sampling --------------------------------------------------------- */
 
 /* Engine thread: qpn joins td's QPs if it is not there. */
 static void track(struct emu_trace_dev *td, uint32_t qpn)
@@ -265,7 +266,7 @@ static void track(struct emu_trace_dev *td, uint32_t qpn)
 
 		q = realloc(td->qp, cap * sizeof(*q));
 		if (!q)
-			return;		/* not sampled; its events still are */
+			return;	/* unsampled; its events still go */
 		td->qp = q;
 		td->cap = cap;
 	}
@@ -368,7 +369,7 @@ static void detach_dev(void *arg)
 	free(td);
 }
 
-/* ---- the trace's life ------------------------------------------------------- */
+/* ---- the trace's life ------------------------------------------------- */
 
 /* A forked child traces nothing of its parent's: it forgets the file
  * without flushing the parent's buffered lines a second time. */
@@ -429,7 +430,8 @@ static int open_locked(const char *path, unsigned int every, char *why,
 
 		emu_trace_event(t, "trace_start", ",\"pid\":%d,\"comm\":%s,"
 				"\"interval_ms\":%u,\"version\":1",
-				(int)getpid(), emu_trace_str(c, sizeof(c), comm),
+				(int)getpid(),
+				emu_trace_str(c, sizeof(c), comm),
 				atomic_load(&interval_ms));
 	}
 	atomic_store(&emu_tracing, true);

@@ -40,9 +40,9 @@ struct emu_cap {
 	bool ng;			/* pcapng, else pcap */
 	bool done;
 	FILE *f;			/* pcapng */
-	pcap_t *dead;			/* pcap: libpcap's handle and file */
+	pcap_t *dead;			/* pcap: libpcap's handle, file */
 	pcap_dumper_t *dump;
-	uint8_t *stage;			/* pcap: one packet made contiguous */
+	uint8_t *stage;			/* pcap: a packet in one piece */
 	uint64_t count, packets, flushed_ns;
 	uint8_t ttl4, ttl6;
 	char path[4096];

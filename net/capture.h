@@ -15,7 +15,7 @@
 struct emu_cap;
 
 enum emu_cap_dir {
-	EMU_CAP_RX = 1,			/* as pcapng's epb_flags say it */
+	EMU_CAP_RX = 1,			/* as pcapng's epb_flags say */
 	EMU_CAP_TX = 2,
 };
 

@@ -17,7 +17,7 @@
 struct emu_iphdr {
 	struct in6_addr src, dst;	/* IPv4 kept v4-mapped: then IPv4 */
 	uint16_t sport, dport;		/* host order */
-	uint8_t tos;			/* TOS or traffic class (DSCP, ECN) */
+	uint8_t tos;			/* TOS or traffic class */
 	uint8_t ttl;			/* TTL or hop limit */
 	uint16_t ip_id;			/* IPv4 identification */
 	bool df;			/* IPv4 don't fragment */

@@ -108,10 +108,11 @@ struct emu_udp {
 	/* Capture (net/udp_cap.c): NULL while none runs, which is all the
 	 * send and receive paths test. */
 	struct emu_cap *cap;
-	uint32_t cap_iface;		/* the port's interface in the file */
-	uint32_t tx_note;		/* the next datagram queued: its note */
+	uint32_t cap_iface;		/* the port's interface number */
+	uint32_t tx_note;		/* the next one queued: its note */
 	uint32_t tx_notes[EMU_UDP_BATCH];	/* of each one queued */
-	uint8_t tx_gfirst[EMU_UDP_BATCH];	/* tx_gmsg[g]'s first of tx_msg */
+	/* tx_gmsg[g]'s first datagram in tx_msg. */
+	uint8_t tx_gfirst[EMU_UDP_BATCH];
 	uint16_t port;			/* the endpoint's UDP port */
 };
 

@@ -202,9 +202,9 @@ static int take(const struct plot_line *l, int file, int *pid)
 	if (!strcmp(ev, "trace_start")) {
 		*pid = (int)plot_num(l, "pid", 0);
 	} else if (!strcmp(ev, "sample")) {
+		unsigned int qpn = (unsigned int)plot_num(l, "qpn", 0);
 		struct series *s = series_of(file, *pid,
-					     plot_str(l, "dev", "?"),
-					     (unsigned int)plot_num(l, "qpn", 0),
+					     plot_str(l, "dev", "?"), qpn,
 					     plot_str(l, "type", "?"));
 
 		if (s && add_sample(s, t, plot_num(l, "tx_bytes", 0),

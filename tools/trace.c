@@ -33,10 +33,10 @@ static void usage(FILE *f)
 {
 	fputs("usage: emuverbs trace TARGET [-w FILE [-c COUNT]] "
 	      "[--events FILE [--interval MS]] [-t SECONDS]\n"
-	      "  -w FILE          capture the ports' RoCEv2 traffic: FILE.pcapng "
-	      "marks what\n"
-	      "                   fault rules did to packets, any other name "
-	      "is pcap\n"
+	      "  -w FILE          capture the ports' RoCEv2 traffic: "
+	      "FILE.pcapng notes\n"
+	      "                   what fault rules did to packets, any other "
+	      "name is pcap\n"
 	      "  -c COUNT         stop the capture after COUNT packets\n"
 	      "  --events FILE    write the event trace (JSON lines) into "
 	      "FILE\n"
@@ -166,7 +166,8 @@ int main(int argc, char **argv)
 	const char *target;
 	int i, n, status = 0;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
 	}
