@@ -12,10 +12,24 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/emuverbs-example.XXXXXX")
 [ -n "${KEEP-}" ] || trap 'rm -rf "$work"' EXIT
 port=$((20000 + $$ % 1000))
 export EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x
-printf '[device emu0]\n[fault loss]\naction = drop\ndir = rx\nop = write\nprob = 0.01\nseed = 7\n' \
-	>"$work/srv.conf"
-printf '[device emu0]\n[fault down]\naction = port_down\nat = 1500ms\n[fault up]\naction = port_up\nat = 1700ms\n' \
-	>"$work/cli.conf"
+cat >"$work/srv.conf" <<EOF
+[device emu0]
+[fault loss]
+action = drop
+dir = rx
+op = write
+prob = 0.01
+seed = 7
+EOF
+cat >"$work/cli.conf" <<EOF
+[device emu0]
+[fault down]
+action = port_down
+at = 1500ms
+[fault up]
+action = port_up
+at = 1700ms
+EOF
 EMUVERBS_ADDRESS=127.204.0.1 EMUVERBS_CONFIG=$work/srv.conf \
 	EMUVERBS_TRACE=$work/receiver.jsonl \
 	"$top/emuverbs" run ib_write_bw -d emu0 -x 0 -p $port -D 4 -s 65536 \
@@ -28,5 +42,6 @@ EMUVERBS_ADDRESS=127.204.0.2 EMUVERBS_CONFIG=$work/cli.conf \
 	127.0.0.1 >"$work/client.out" 2>&1
 wait $srv
 "$top/emuverbs" plot "$work/sender.jsonl" "$work/receiver.jsonl" -o "$out" \
-	--title "ib_write_bw, 1x QDR: 1% of the WRITE packets lost at the receiver, the sender's port down for 200 ms"
+	--title "ib_write_bw, 1x QDR: 1% of the WRITE packets lost at the \
+receiver, the sender's port down for 200 ms"
 grep -A2 'BW average' "$work/client.out" | tail -2

@@ -19,6 +19,23 @@ srv="$net.1"
 cli="$net.2"
 S="env EMUVERBS_ADDRESS=$srv"
 C="env EMUVERBS_ADDRESS=$cli"
+RC="ibv_rc_pingpong -d emu0 -g 0"
+UD="ibv_ud_pingpong -d emu0 -g 0"
+CAP=EMUVERBS_CAPTURE
+
+# pid_of ADDRESS: the PID of the process whose port has ADDRESS, as
+# emuverbs ps lists it (within 10 s).
+pid_of() {
+	i=0
+	while [ $i -lt 100 ]; do
+		p=$("$EMU" ps | awk -v a="$1" '{
+			for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
+		[ -n "$p" ] && echo "$p" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 
 # decodes NAME FILE: tshark takes every packet of FILE as InfiniBand,
 # nothing malformed, no expert error; scapy agrees with every ICRC.
@@ -50,8 +67,8 @@ decodes() {
 
 next_port
 pair "rc_pingpong, both sides capturing" 60 \
-	"$S EMUVERBS_CAPTURE=$WORK/srv-%p.pcapng ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 100 -n 50" \
-	"$C EMUVERBS_CAPTURE=$WORK/cli.pcap ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 100 -n 50 127.0.0.1"
+	"$S $CAP=$WORK/srv-%p.pcapng $RC -p $PORT -s 100 -n 50" \
+	"$C $CAP=$WORK/cli.pcap $RC -p $PORT -s 100 -n 50 127.0.0.1"
 # %p is the PID: the server's file is named by it.
 spcap=$(ls "$WORK"/srv-*.pcapng 2>/dev/null | head -1)
 if [ -n "$spcap" ] && [ -s "$WORK/cli.pcap" ]; then
@@ -82,8 +99,8 @@ else
 fi
 ttl=$(tshark -r "$WORK/cli.pcap" -Y "ip.src == $cli" -T fields -e ip.ttl \
 	-e ip.flags.df -e ip.dsfield.ecn 2>/dev/null | sort -u)
-if [ "$ttl" = "$(printf '%s\t1\t2' "$(cat /proc/sys/net/ipv4/ip_default_ttl)")" ]
-then
+want=$(printf '%s\t1\t2' "$(cat /proc/sys/net/ipv4/ip_default_ttl)")
+if [ "$ttl" = "$want" ]; then
 	ok "sent: TTL as the kernel's default, DF, ECT(0)"
 else
 	bad "sent: TTL as the kernel's default, DF, ECT(0) ($ttl)"
@@ -94,8 +111,8 @@ fi
 # each segment with the identification its ICRC holds.
 next_port
 pair "rc_pingpong 20000 B, segmented" 60 \
-	"$S EMUVERBS_CAPTURE=$WORK/seg-srv.pcapng ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 20000 -n 20" \
-	"$C EMUVERBS_CAPTURE=$WORK/seg-cli.pcapng ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 20000 -n 20 127.0.0.1"
+	"$S $CAP=$WORK/seg-srv.pcapng $RC -p $PORT -s 20000 -n 20" \
+	"$C $CAP=$WORK/seg-cli.pcapng $RC -p $PORT -s 20000 -n 20 127.0.0.1"
 decodes "segmented, client" "$WORK/seg-cli.pcapng"
 decodes "segmented, server" "$WORK/seg-srv.pcapng"
 ids=$(tshark -r "$WORK/seg-srv.pcapng" -Y "ip.src == $cli" -T fields \
@@ -107,21 +124,37 @@ else
 fi
 next_port
 pair "ud_pingpong, captured" 60 \
-	"$S EMUVERBS_CAPTURE=$WORK/ud.pcapng ibv_ud_pingpong -d emu0 -g 0 -p $PORT -s 500 -n 20" \
-	"$C ibv_ud_pingpong -d emu0 -g 0 -p $PORT -s 500 -n 20 127.0.0.1"
+	"$S $CAP=$WORK/ud.pcapng $UD -p $PORT -s 500 -n 20" \
+	"$C $UD -p $PORT -s 500 -n 20 127.0.0.1"
 decodes "ud_pingpong" "$WORK/ud.pcapng"
 
 # ---- what fault rules did is marked -----------------------------------------
 
 # The receiver drops 2 SENDs on arrival, the sender 1 before sending.
-printf '[device emu0]\n[fault lose]\naction = drop\ndir = rx\nop = send\nevery = 5\ncount = 2\n' \
-	>"$WORK/f-srv.conf"
-printf '[device emu0]\n[fault gone]\naction = drop\ndir = tx\nop = send\nevery = 4\ncount = 1\n' \
-	>"$WORK/f-cli.conf"
+cat >"$WORK/f-srv.conf" <<EOF
+[device emu0]
+[fault lose]
+action = drop
+dir = rx
+op = send
+every = 5
+count = 2
+EOF
+cat >"$WORK/f-cli.conf" <<EOF
+[device emu0]
+[fault gone]
+action = drop
+dir = tx
+op = send
+every = 4
+count = 1
+EOF
 next_port
 pair "rc_pingpong under drop rules" 60 \
-	"$S EMUVERBS_CONFIG=$WORK/f-srv.conf EMUVERBS_CAPTURE=$WORK/f-srv.pcapng ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 100 -n 30" \
-	"$C EMUVERBS_CONFIG=$WORK/f-cli.conf EMUVERBS_CAPTURE=$WORK/f-cli.pcapng ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 100 -n 30 127.0.0.1"
+	"$S EMUVERBS_CONFIG=$WORK/f-srv.conf $CAP=$WORK/f-srv.pcapng
+	 $RC -p $PORT -s 100 -n 30" \
+	"$C EMUVERBS_CONFIG=$WORK/f-cli.conf $CAP=$WORK/f-cli.pcapng
+	 $RC -p $PORT -s 100 -n 30 127.0.0.1"
 tshark -r "$WORK/f-srv.pcapng" -Y frame.comment -T fields -e frame.number \
 	-e frame.comment >"$WORK/f-srv.notes" 2>/dev/null
 tshark -r "$WORK/f-cli.pcapng" -Y frame.comment -T fields -e frame.number \
@@ -151,25 +184,18 @@ else
 fi
 decodes "under drop rules" "$WORK/f-srv.pcapng"
 
-# ---- started on a running process: emuverbs trace -w --------------------------
+# ---- started on a running process: emuverbs trace -w ------------------
 
 next_port
-$S timeout 120 "$EMU" run ibv_rc_pingpong -d emu0 -g 0 \
-	-p $PORT -s 64 -n 100000000 >"$WORK/long.server" 2>&1 &
+$S timeout 120 "$EMU" run $RC -p $PORT -s 64 -n 100000000 \
+	>"$WORK/long.server" 2>&1 &
 lsrv=$!
 wait_listen $PORT || bad "long pingpong: server listens"
-$C timeout 120 "$EMU" run ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 64 \
-	-n 100000000 127.0.0.1 >"$WORK/long.client" 2>&1 &
+$C timeout 120 "$EMU" run $RC -p $PORT -s 64 -n 100000000 127.0.0.1 \
+	>"$WORK/long.client" 2>&1 &
 lcli=$!
 # The client's PID as its control socket knows it.
-i=0
-pid=
-while [ $i -lt 100 ] && [ -z "$pid" ]; do
-	pid=$("$EMU" ps | awk -v a="$cli" '{ for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
-	[ -n "$pid" ] || sleep 0.1
-	i=$((i + 1))
-done
-if [ -n "$pid" ]; then
+if pid=$(pid_of "$cli"); then
 	ok "emuverbs ps shows the running client ($pid)"
 else
 	bad "emuverbs ps shows the running client"
@@ -224,7 +250,8 @@ if "$EMU" trace "$pid" -w "$WORK/ok.pcap" --events /proc/x.jsonl \
 	bad "a file the process cannot make is refused" "$WORK/bad2"
 else
 	expect "a file the process cannot make is refused, in one line" \
-		"$WORK/bad2" "^emuverbs trace: $pid \(ibv_rc_pingpong\): /proc/x.jsonl: "
+		"$WORK/bad2" \
+		"^emuverbs trace: $pid \(ibv_rc_pingpong\): /proc/x.jsonl: "
 	if [ ! -e "$WORK/ok.pcap" ]; then
 		ok "the capture that call started is gone with its file"
 	else

@@ -12,6 +12,21 @@ need ib_write_bw rping gnuplot /usr/bin/python3 ss
 net="127.203.$(($$ % 250 + 1))"
 S="env EMUVERBS_ADDRESS=$net.1 EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x"
 C="env EMUVERBS_ADDRESS=$net.2 EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x"
+BW="ib_write_bw -d emu0 -x 0"
+
+# pid_of ADDRESS: the PID of the process whose port has ADDRESS, as
+# emuverbs ps lists it (within 10 s).
+pid_of() {
+	i=0
+	while [ $i -lt 100 ]; do
+		p=$("$EMU" ps | awk -v a="$1" '{
+			for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
+		[ -n "$p" ] && echo "$p" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 
 # events FILE EV: how many lines of FILE are events EV.
 events() {
@@ -30,14 +45,30 @@ has() {
 
 # ---- an experiment traced from the start ----------------------------------
 
-printf '[device emu0]\n[fault loss]\naction = drop\ndir = rx\nop = write\nprob = 0.01\nseed = 7\n' \
-	>"$WORK/srv.conf"
-printf '[device emu0]\n[fault down]\naction = port_down\nat = 1s\n[fault up]\naction = port_up\nat = 1200ms\n' \
-	>"$WORK/cli.conf"
+cat >"$WORK/srv.conf" <<EOF
+[device emu0]
+[fault loss]
+action = drop
+dir = rx
+op = write
+prob = 0.01
+seed = 7
+EOF
+cat >"$WORK/cli.conf" <<EOF
+[device emu0]
+[fault down]
+action = port_down
+at = 1s
+[fault up]
+action = port_up
+at = 1200ms
+EOF
 next_port
 pair "ib_write_bw, 1% loss and a port flap, traced" 120 \
-	"$S EMUVERBS_CONFIG=$WORK/srv.conf EMUVERBS_TRACE=$WORK/srv.jsonl ib_write_bw -d emu0 -x 0 -p $PORT -D 3 -s 65536" \
-	"$C EMUVERBS_CONFIG=$WORK/cli.conf EMUVERBS_TRACE=$WORK/cli-%p.jsonl ib_write_bw -d emu0 -x 0 -p $PORT -D 3 -s 65536 127.0.0.1"
+	"$S EMUVERBS_CONFIG=$WORK/srv.conf EMUVERBS_TRACE=$WORK/srv.jsonl
+	 $BW -p $PORT -D 3 -s 65536" \
+	"$C EMUVERBS_CONFIG=$WORK/cli.conf EMUVERBS_TRACE=$WORK/cli-%p.jsonl
+	 $BW -p $PORT -D 3 -s 65536 127.0.0.1"
 ctrace=$(ls "$WORK"/cli-*.jsonl 2>/dev/null | head -1)
 for f in "$WORK/srv.jsonl" "$ctrace"; do
 	if /usr/bin/python3 -c '
@@ -48,17 +79,19 @@ for line in open(sys.argv[1]):
     assert isinstance(e["ts"], float) and isinstance(e["ev"], str), line
     n += 1
 print(n)' "$f" >"$WORK/json" 2>&1; then
-		ok "$(basename "$f"): $(cat "$WORK/json") lines, each a JSON object"
+		ok "$(basename "$f"): $(cat "$WORK/json") lines, each JSON"
 	else
 		bad "$(basename "$f"): each line a JSON object" "$WORK/json"
 	fi
 done
 head -1 "$ctrace" >"$WORK/first"
 expect "the trace starts with the process" "$WORK/first" \
-	'^\{"ts":[0-9]+\.[0-9]{6},"ev":"trace_start","pid":[0-9]+,"comm":"ib_write_bw"'
+	'^\{"ts":[0-9]+\.[0-9]{6},"ev":"trace_start","pid":[0-9]+,'\
+'"comm":"ib_write_bw"'
 tail -1 "$ctrace" >"$WORK/last"
 expect "and ends when it exits" "$WORK/last" '"ev":"trace_stop","why":"exit"'
-expect "QP state changes" "$ctrace" '"ev":"qp_state",.*"type":"RC","from":"RTR","to":"RTS"'
+expect "QP state changes" "$ctrace" \
+	'"ev":"qp_state",.*"type":"RC","from":"RTR","to":"RTS"'
 has "counter samples" "$ctrace" sample
 expect "the sender's port goes down" "$ctrace" \
 	'"ev":"port",.*"what":"state","state":"DOWN","speed":"QDR","width":"1x"'
@@ -68,8 +101,10 @@ expect "the event rules that did it" "$ctrace" \
 has "the sender's retransmissions" "$ctrace" retransmit
 has "the receiver's fault actions" "$WORK/srv.jsonl" fault
 expect "each with the packet it took" "$WORK/srv.jsonl" \
-	'"ev":"fault",.*"rule":"loss","action":"drop","dir":"rx","qpn":[0-9]+,"psn":[0-9]+,"opcode":"RC_RDMA_WRITE_'
-expect "sequence NAKs sent" "$WORK/srv.jsonl" '"ev":"nak",.*"dir":"tx","kind":"seq"'
+	'"ev":"fault",.*"rule":"loss","action":"drop","dir":"rx",'\
+'"qpn":[0-9]+,"psn":[0-9]+,"opcode":"RC_RDMA_WRITE_'
+expect "sequence NAKs sent" "$WORK/srv.jsonl" \
+	'"ev":"nak",.*"dir":"tx","kind":"seq"'
 expect "and received" "$ctrace" '"ev":"nak",.*"dir":"rx","kind":"seq"'
 # The samples add up: the last one's bytes are the most.
 /usr/bin/python3 -c '
@@ -81,7 +116,7 @@ print(len(tx), tx[-1])' "$ctrace" >"$WORK/samples" 2>&1 &&
 	ok "samples grow to $(cut -d' ' -f2 "$WORK/samples") bytes sent" ||
 	bad "samples grow" "$WORK/samples"
 
-# ---- emuverbs plot -------------------------------------------------------------
+# ---- emuverbs plot ------------------------------------------------------
 
 svg_ok() {
 	/usr/bin/python3 -c '
@@ -104,12 +139,13 @@ fi
 if svg_ok "$WORK/run.svg" "throughput (MB/s)" "retransmission" \
 	"fault: drop" "emu0/1 down" "emu0/1 up" "ib_write_bw under loss" \
 	>"$WORK/svg" 2>&1; then
-	ok "a valid SVG: curves, marks and port events ($(cat "$WORK/svg") paths)"
+	ok "a valid SVG: curves, marks, port events ($(cat "$WORK/svg") paths)"
 else
 	bad "a valid SVG: curves, marks and port events" "$WORK/svg"
 fi
 expect "plot says what it drew" "$WORK/plot.out" \
-	'run.svg: 2 QPs, [1-9][0-9]* retransmissions, .* [1-9][0-9]* fault actions, 2 port and rule events'
+	'run.svg: 2 QPs, [1-9][0-9]* retransmissions, .* [1-9][0-9]* fault '\
+'actions, 2 port and rule events'
 "$EMU" plot "$ctrace" -o "$WORK/kept.svg" --keep "$WORK/gp" >/dev/null 2>&1
 if [ -s "$WORK/gp/plot.gp" ] && [ -s "$WORK/kept.svg" ]; then
 	ok "--keep leaves gnuplot's script and data"
@@ -121,7 +157,7 @@ then
 	bad "a missing trace is refused" "$WORK/bad1"
 else
 	expect "a missing trace is one line naming it" "$WORK/bad1" \
-		"^emuverbs plot: $WORK/missing.jsonl: No such file or directory$"
+		"^emuverbs plot: $WORK/missing.jsonl: No such file or directory"
 fi
 echo "not a trace" >"$WORK/junk"
 if "$EMU" plot "$WORK/junk" -o "$WORK/x.svg" >"$WORK/bad2" 2>&1; then
@@ -136,7 +172,7 @@ else
 	bad "and no SVG is left behind"
 fi
 
-# ---- librdmacm's events -----------------------------------------------------------
+# ---- librdmacm's events --------------------------------------------------
 
 next_port
 cm "rping, traced" 60 "$TCP" "$PORT" \
@@ -145,26 +181,19 @@ cm "rping, traced" 60 "$TCP" "$PORT" \
 expect "librdmacm's events are in the trace" "$WORK/rping.jsonl" \
 	'"ev":"cm","event":"RDMA_CM_EVENT_CONNECT_REQUEST","status":0'
 expect "with the QP and the addresses" "$WORK/rping.jsonl" \
-	"\"ev\":\"cm\",\"event\":\"RDMA_CM_EVENT_ESTABLISHED\",\"status\":0,\"qpn\":[1-9][0-9]*,\"src\":\"$net.1:$PORT\""
+	"\"ev\":\"cm\",\"event\":\"RDMA_CM_EVENT_ESTABLISHED\",\"status\":0,"\
+"\"qpn\":[1-9][0-9]*,\"src\":\"$net.1:$PORT\""
 
-# ---- started on a running process ---------------------------------------------------
+# ---- started on a running process -----------------------------------------
 
 next_port
-$S timeout 120 "$EMU" run ib_write_bw -d emu0 -x 0 -p $PORT -D 8 \
-	>"$WORK/long.server" 2>&1 &
+$S timeout 120 "$EMU" run $BW -p $PORT -D 8 >"$WORK/long.server" 2>&1 &
 lsrv=$!
 wait_listen $PORT || bad "long ib_write_bw: server listens"
-$C timeout 120 "$EMU" run ib_write_bw -d emu0 -x 0 -p $PORT -D 8 127.0.0.1 \
+$C timeout 120 "$EMU" run $BW -p $PORT -D 8 127.0.0.1 \
 	>"$WORK/long.client" 2>&1 &
 lcli=$!
-i=0
-pid=
-while [ $i -lt 100 ] && [ -z "$pid" ]; do
-	pid=$("$EMU" ps |
-		awk -v a="$net.2" '{ for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
-	[ -n "$pid" ] || sleep 0.1
-	i=$((i + 1))
-done
+pid=$(pid_of "$net.2") || bad "long ib_write_bw: client listed"
 sleep 1
 if timeout 30 "$EMU" trace "$pid" --events "$WORK/live.jsonl" --interval 50 \
 	-t 2 >"$WORK/live.out" 2>&1; then
