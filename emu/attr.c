@@ -3,7 +3,11 @@
 #include <limits.h>
 #include <string.h>
 
+#include "emu/clock.h"
 #include "emu/device.h"
+#include "emu/subnet.h"
+#include "emu/dm.h"
+#include "emu/odp.h"
 #include "emu/speed.h"
 #include "emu/tm.h"
 
@@ -84,7 +88,9 @@ void emu_device_fill_attr_ex(struct emu_device *dev,
 	a->tm_caps.flags = IBV_TM_CAP_RC;
 	a->tm_caps.max_ops = EMU_TM_MAX_OPS;
 	a->tm_caps.max_sge = EMU_TM_MAX_SGE;
-	/* Completion timestamps are not modelled: hca_core_clock stays 0. */
+	emu_odp_fill_caps(a);
+	emu_dm_fill_caps(a);
+	emu_clock_fill_caps(a);
 }
 
 static enum ibv_mtu mtu_enum(uint32_t bytes)
@@ -120,11 +126,12 @@ void emu_port_fill_attr(struct emu_port *port, struct ibv_port_attr *a)
 	a->max_msg_sz = 0x80000000u;	/* 2 GiB, the IBTA message limit */
 	a->pkey_tbl_len = pc->pkey_tbl_len;
 	if (!eth) {
-		/* An IB port needs a LID; derive one from the endpoint so
-		 * that two processes get different ones. */
-		a->lid = (uint16_t)(ntohl(port->ep.addr.s6_addr32[3]) % 0xbfff +
-				    1);
-		a->sm_lid = 1;
+		/* What the subnet manager gave it (emu/subnet.c); LMC 0,
+		 * the SM at SL 0. */
+		a->lid = port->lid;
+		a->sm_lid = EMU_SM_LID;
+		a->lmc = 0;
+		a->sm_sl = 0;
 	}
 	a->max_vl_num = 1;		/* VL0 only */
 	a->active_width = emu_width_to_active_width(pc->width);

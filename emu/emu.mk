@@ -9,7 +9,10 @@ libemucore_la_SOURCES = \
 	emu/speed.c emu/speed.h \
 	emu/gid.c emu/gid.h \
 	emu/netlink.c emu/netlink.h \
-	emu/mr.c emu/mr.h emu/pd.h \
+	emu/handle.c emu/handle.h \
+	emu/mr.c emu/mr.h emu/pd.h emu/odp.c emu/odp.h \
+	emu/dm.c emu/dm.h emu/clock.c emu/clock.h \
+	emu/pdom.c emu/pdom.h emu/import.c emu/import.h \
 	emu/mw.c emu/mw.h \
 	emu/ah.c emu/ah.h \
 	emu/cq.c emu/cq.h \
@@ -23,7 +26,7 @@ libemucore_la_SOURCES = \
 	emu/link.c emu/link.h emu/rand.h \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \
-	emu/ctl.c emu/ctl.h emu/ctl_cmd.c \
+	emu/ctl.c emu/ctl.h emu/ctl_cmd.c emu/subnet.c emu/subnet.h \
 	emu/capture.c emu/capture.h emu/trace.c emu/trace.h \
 	emu/tracer.c emu/tracer.h emu/watch_ctl.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
@@ -36,4 +39,5 @@ libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h \
 	emu/ctl_dir.c
 libemuutil_la_LIBADD = $(EV_LIBS)
 
-EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md
+EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md \
+	doc/features.md

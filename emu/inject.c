@@ -27,6 +27,7 @@ struct emu_fault_held {
 	uint32_t len;
 	/* tx: where it goes; rx: what recvmsg said of it. */
 	uint8_t sock;
+	uint8_t tclass;
 	uint16_t dport;
 	bool has_src;
 	uint32_t note;			/* tx: its capture note */
@@ -348,7 +349,7 @@ static void release_one(struct emu_tport *tp, struct emu_fault_held *h)
 			tp->udp.tx_note = h->note;
 		emu_link_send(&tp->link, emu_now_ns(), h->sock,
 			      h->has_src ? &h->src : NULL, &h->dst, h->dport,
-			      b, h->len, NULL, 0, 0);
+			      h->tclass, b, h->len, NULL, 0, 0);
 	} else {
 		h->u.data = h->data;
 		emu_rx_one(tp, &h->u);
@@ -459,9 +460,9 @@ static uint32_t truncated_len(const struct emu_fault_rule *r, uint32_t len)
 
 void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, unsigned int sock, uint8_t *buf,
-		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
-		   uint32_t tail_len)
+		   uint16_t dport, uint8_t tclass, unsigned int sock,
+		   uint8_t *buf, uint32_t hdr_len, const struct iovec *pay,
+		   unsigned int npay, uint32_t tail_len)
 {
 	struct emu_fault_pkt p = {
 		.dir = EMU_FAULT_TX, .qpn = qpn, .peer = dst, .bth = buf,
@@ -480,7 +481,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	r = first_acting(tp, &p);
 	if (!r) {
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
-			      buf, hdr_len, pay, npay, tail_len);
+			      tclass, buf, hdr_len, pay, npay, tail_len);
 		release(tp, EMU_FAULT_TX, 0, true);
 		return;
 	}
@@ -494,8 +495,9 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		note = emu_capture_fault_note(tp, r, EMU_FAULT_TX);
 	if (r->action == EMU_FAULT_DROP) {
 		if (tp->udp.cap)
-			emu_udp_cap_unsent(&tp->udp, sock, src, dst, dport, buf,
-					   hdr_len, pay, npay, tail_len, note);
+			emu_udp_cap_unsent(&tp->udp, sock, src, dst, dport,
+					   tclass, buf, hdr_len, pay, npay,
+					   tail_len, note);
 		return;
 	}
 	/* Everything else works on a copy of its own: the payload may be
@@ -505,7 +507,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	case EMU_FAULT_DUPLICATE:
 		tp->udp.tx_note = note;
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
-			      buf, len, NULL, 0, 0);
+			      tclass, buf, len, NULL, 0, 0);
 		b2 = emu_udp_tx_buf(&tp->udp);
 		memmove(b2, buf, len);
 		buf = b2;
@@ -518,6 +520,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 			break;
 		}
 		h->sock = (uint8_t)sock;
+		h->tclass = tclass;
 		h->dport = dport;
 		h->note = note;
 		h->has_src = src != NULL;
@@ -535,8 +538,8 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		break;
 	}
 	tp->udp.tx_note = note;
-	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, buf,
-		      len, NULL, 0, 0);
+	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, tclass,
+		      buf, len, NULL, 0, 0);
 	release(tp, EMU_FAULT_TX, 0, true);
 }
 
@@ -620,6 +623,8 @@ struct add_call {
 	char *err;
 	size_t errlen;
 	int rc;
+	bool from_now;			/* at= counts from now */
+	uint64_t now_ns;
 };
 
 static void do_add(void *arg)
@@ -634,17 +639,29 @@ static void do_add(void *arg)
 		c->rc = EINVAL;
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (c->from_now && emu_fault_is_event(&tmp[i]))
+			tmp[i].at_ns += c->now_ns - s->t0_ns;
 		keep(s, s->n++, &tmp[i]);
+	}
 	if (s->started)
 		sched_arm(s);
 	c->rc = 0;
 }
 
+int emu_inject_add_from_now(struct emu_device *dev, const char *line,
+			    char *err, size_t errlen)
+{
+	struct add_call c = { dev, line, err, errlen, 0, true, emu_now_ns() };
+
+	emu_device_run(dev, do_add, &c);
+	return c.rc;
+}
+
 int emu_inject_add(struct emu_device *dev, const char *line, char *err,
 		   size_t errlen)
 {
-	struct add_call c = { dev, line, err, errlen, 0 };
+	struct add_call c = { dev, line, err, errlen, 0, false, 0 };
 
 	emu_device_run(dev, do_add, &c);
 	return c.rc;

@@ -35,6 +35,7 @@ struct emu_link_pkt {
 	uint32_t len;
 	uint16_t dport;
 	uint8_t sock;
+	uint8_t tclass;
 	bool has_src;
 	uint32_t note;			/* its capture note */
 	struct in6_addr src, dst;
@@ -150,7 +151,8 @@ static void arm(struct emu_link *l, uint64_t now_ns)
 
 static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 		 const struct in6_addr *src, const struct in6_addr *dst,
-		 uint16_t dport, const uint8_t *buf, uint32_t hdr_len,
+		 uint16_t dport, uint8_t tclass, const uint8_t *buf,
+		 uint32_t hdr_len,
 		 const struct iovec *pay, unsigned int npay, uint32_t tail_len)
 {
 	struct emu_link_pkt *p;
@@ -189,6 +191,7 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 	p->release_ns = release_ns;
 	p->sock = (uint8_t)sock;
 	p->dport = dport;
+	p->tclass = tclass;
 	/* A fault rule's note leaves with the packet, not the next one. */
 	p->note = l->udp->tx_note;
 	l->udp->tx_note = 0;
@@ -203,8 +206,8 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 
 void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, uint8_t *buf, uint32_t hdr_len,
-		   const struct iovec *pay, unsigned int npay,
+		   uint16_t dport, uint8_t tclass, uint8_t *buf,
+		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
 		   uint32_t tail_len)
 {
 	uint64_t start_ns = now_ns, release, tx = 0;
@@ -212,6 +215,7 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 	unsigned int i;
 
 	if (!emu_link_shaped(l)) {
+		emu_udp_tx_tclass(l->udp, tclass);
 		emu_udp_tx_queue_parts(l->udp, sock, src, dst, dport, hdr_len,
 				       pay, npay, tail_len);
 		return;
@@ -242,18 +246,20 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		release = l->last_release_ns;
 	l->last_release_ns = release;
 	if (!l->n && release <= now_ns) {
+		emu_udp_tx_tclass(l->udp, tclass);
 		emu_udp_tx_queue_parts(l->udp, sock, src, dst, dport, hdr_len,
 				       pay, npay, tail_len);
 		return;
 	}
-	if (!hold(l, release, sock, src, dst, dport, buf, hdr_len, pay, npay,
-		  tail_len)) {
+	if (!hold(l, release, sock, src, dst, dport, tclass, buf, hdr_len, pay,
+		  npay, tail_len)) {
 		/* Tail drop: the lost packet never used the wire. */
 		l->start_ps -= tx;
 		l->dropped++;
 		if (l->udp->cap)
-			emu_udp_cap_unsent(l->udp, sock, src, dst, dport, buf,
-					   hdr_len, pay, npay, tail_len,
+			emu_udp_cap_unsent(l->udp, sock, src, dst, dport,
+					   tclass, buf, hdr_len, pay, npay,
+					   tail_len,
 					   emu_cap_note(l->udp->cap, "dropped: "
 							"the link's egress "
 							"queue was full (%u "
@@ -282,6 +288,7 @@ uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
 			emu_udp_tx_mark_ce(l->udp);
 			l->marked++;
 		}
+		emu_udp_tx_tclass(l->udp, p->tclass);
 		if (l->udp->cap)
 			l->udp->tx_note = p->note;
 		emu_udp_tx_queue(l->udp, p->sock, p->has_src ? &p->src : NULL,

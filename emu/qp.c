@@ -10,11 +10,13 @@
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
 #include "emu/tracer.h"
@@ -424,13 +426,16 @@ static void ring_doorbell(struct emu_qp *qp)
 	emu_engine_leave(e);
 }
 
-static int wq_init(struct emu_wq *q, uint32_t n, size_t stride)
+/* A QP made on a parent domain takes its rings from its allocators. */
+static int wq_init(struct emu_wq *q, uint32_t n, size_t stride,
+		   struct emu_pdom *pdom)
 {
 	q->size = n ? n : 1;
 	q->stride = (uint32_t)((stride + 7) & ~(size_t)7);
-	q->slots = calloc(q->size, q->stride);
-	if (!q->slots)
+	if (emu_qmem_alloc(&q->mem, pdom, (size_t)q->size * q->stride,
+			   EMU_RES_TYPE_QP, true))
 		return ENOMEM;
+	q->slots = q->mem.p;
 	pthread_spin_init(&q->lock, PTHREAD_PROCESS_PRIVATE);
 	atomic_init(&q->prod, 0);
 	atomic_init(&q->cons, 0);
@@ -441,7 +446,7 @@ static void wq_fini(struct emu_wq *q)
 {
 	if (!q->slots)
 		return;
-	free(q->slots);
+	emu_qmem_free(&q->mem);
 	q->slots = NULL;
 	pthread_spin_destroy(&q->lock);
 }
@@ -466,6 +471,7 @@ static void do_insert(void *p)
 
 static void qp_free(struct emu_qp *qp)
 {
+	emu_handle_remove(emu_qp_ibv(qp)->handle, emu_qp_ibv(qp));
 	free(qp->held);
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
@@ -506,6 +512,7 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		qp->xrcd = to_emu_xrcd(init->xrcd)->dom;
 	} else {
 		qp->pd = to_emu_pd(init->pd);
+		qp->pdom = emu_pdom_of(init->pd);
 		qp->scq = to_emu_cq(init->send_cq);
 		if (qp->type != IBV_QPT_XRC_SEND) {
 			qp->rcq = to_emu_cq(init->recv_cq);
@@ -543,12 +550,12 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	rc = wq_init(&qp->sq, cap->max_send_wr +
 		     (qp->srq && qp->srq->type == IBV_SRQT_TM ?
 		      EMU_TM_SQ_RESERVE : 0),
-		     sizeof(struct emu_swqe) + area);
+		     sizeof(struct emu_swqe) + area, qp->pdom);
 	if (!rc)
 		rc = wq_init(&qp->rq, cap->max_recv_wr,
 			     sizeof(struct emu_rwqe) +
 			     (size_t)(cap->max_recv_sge ?: 1) *
-			     sizeof(struct ibv_sge));
+			     sizeof(struct ibv_sge), qp->pdom);
 	qp->resp.nres = dev->cfg.limits.max_qp_rd_atom ?
 			dev->cfg.limits.max_qp_rd_atom : 1;
 	qp->resp.res = calloc(qp->resp.nres, sizeof(*qp->resp.res));
@@ -582,6 +589,10 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	ibqp->qp_type = init->qp_type;
 	ibqp->events_completed = 0;
 
+	if (emu_handle_add(ctx, EMU_OBJ_QP, ibqp, &ibqp->handle)) {
+		qp_free(qp);
+		return ENOMEM;
+	}
 	qp->db = emu_engine_doorbell(dev->engine, qp_doorbell, qp);
 	if (!qp->db) {
 		qp_free(qp);
@@ -595,11 +606,11 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		return call.rc;
 	}
 	ibqp->qp_num = qp->qpn;
-	ibqp->handle = qp->qpn;
 	qp->sock = emu_udp_sock_for(qp->qpn);
 
 	if (qp->pd)
 		emu_pd_get(qp->pd);
+	emu_pdom_get(qp->pdom);
 	if (qp->scq)
 		emu_cq_get(qp->scq);
 	if (qp->rcq)
@@ -653,7 +664,6 @@ static void reset_engines(struct emu_qp *qp)
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
 	qp->comp.retry_due = 0;
-	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
 	qp->resp.nres = nres;
@@ -708,6 +718,7 @@ int emu_qp_destroy(struct emu_qp *qp)
 {
 	struct ibv_qp *ibqp = emu_qp_ibv(qp);
 	struct qp_call call = { .qp = qp };
+	struct emu_pdom *pdom = qp->pdom;
 
 	pthread_mutex_lock(&qp->lock);
 	emu_engine_call(qp->dev->engine, do_remove, &call);
@@ -742,7 +753,9 @@ int emu_qp_destroy(struct emu_qp *qp)
 		emu_srq_put(qp->srq);
 	if (qp->xrcd)
 		atomic_fetch_sub(&qp->xrcd->users, 1);
+	/* The rings go back to the parent domain's allocator first. */
 	qp_free(qp);
+	emu_pdom_put(pdom);
 	return 0;
 }
 
@@ -767,7 +780,14 @@ static void set_path(struct emu_qp *qp)
 			mtu = qp->dev->ports[port - 1].cfg.mtu;
 		qp->mtu = mtu;
 	}
-	if (qp->type != IBV_QPT_UD) {
+	if (qp->type != IBV_QPT_UD &&
+	    qp->dev->ports[port - 1].cfg.link_layer ==
+	    IBV_LINK_LAYER_INFINIBAND) {
+		/* Where the subnet routes the path (looked up again at
+		 * send time while it is not known). */
+		emu_subnet_path(&qp->dev->ports[port - 1], &qp->attr.ah_attr,
+				&qp->dest, &qp->src);
+	} else if (qp->type != IBV_QPT_UD) {
 		struct ibv_gid_entry e;
 
 		memcpy(&qp->dest, qp->attr.ah_attr.grh.dgid.raw,

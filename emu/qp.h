@@ -17,6 +17,7 @@
 #include "emu/budget.h"
 #include "emu/cc.h"
 #include "emu/device.h"
+#include "emu/pdom.h"
 #include "emu/qp_ex.h"
 #include "emu/tm.h"
 
@@ -96,7 +97,8 @@ struct emu_rwqe {
 /* A ring of fixed-size slots: posting threads produce under lock, the
  * engine consumes. Indexes run free and wrap modulo 2^32. */
 struct emu_wq {
-	uint8_t *slots;
+	uint8_t *slots;			/* mem.p */
+	struct emu_qmem mem;		/* from a parent domain, or malloc */
 	uint32_t size;			/* slots */
 	uint32_t stride;		/* bytes per slot */
 	pthread_spinlock_t lock;	/* posters of this queue */
@@ -170,7 +172,6 @@ struct emu_comp_state {
 	uint32_t psn;			/* oldest unacknowledged PSN */
 	unsigned int retry_left;
 	unsigned int rnr_left;
-	unsigned int backoff;		/* timeouts in a row, no progress */
 	uint32_t rewind_psn;		/* last rewind, to avoid repeats */
 	bool rewound;
 	uint32_t rnr_psn;		/* where to resume after the wait */
@@ -241,6 +242,7 @@ struct emu_qp {
 	struct emu_device *dev;
 	struct emu_context *ctx;
 	struct emu_pd *pd;
+	struct emu_pdom *pdom;		/* made on a parent domain: its rings */
 	struct emu_cq *scq, *rcq;
 	enum ibv_qp_type type;
 	uint32_t qpn;

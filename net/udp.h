@@ -102,6 +102,7 @@ struct emu_udp {
 	uint8_t *tx_gctl;
 
 	bool tx_ce;			/* the next datagram queued: CE */
+	uint8_t tx_tclass;		/* ... and its traffic class */
 	uint64_t tx_packets, tx_bytes, tx_dropped;
 	uint64_t rx_joined;		/* GRO datagrams of several packets */
 
@@ -176,6 +177,15 @@ static inline void emu_udp_tx_mark_ce(struct emu_udp *u)
 	u->tx_ce = true;
 }
 
+/* The next datagram queued carries traffic class tclass in its IPv4 TOS
+ * or IPv6 traffic class, where the others carry 0: its DSCP, that is, for
+ * the low two bits are ECN's (ECT(0), or CE as above) whatever tclass
+ * says, as a RoCE NIC marks them. */
+static inline void emu_udp_tx_tclass(struct emu_udp *u, uint8_t tclass)
+{
+	u->tx_tclass = tclass & 0xfc;
+}
+
 /* Something queued and not yet sent. */
 bool emu_udp_tx_pending(const struct emu_udp *u);
 /* Send what is queued. A datagram the kernel refuses is counted in
@@ -195,10 +205,12 @@ void emu_udp_cap_tx(struct emu_udp *u, const struct msghdr *mh,
 void emu_udp_cap_rx(struct emu_udp *u, const struct emu_udp_pkt *p,
 		    uint32_t note);
 /* A datagram that never reached the socket (a fault rule or the link's
- * queue dropped it), as emu_udp_tx_queue_parts would have taken it. */
+ * queue dropped it), as emu_udp_tx_queue_parts would have taken it, with
+ * the traffic class it would have gone with. */
 void emu_udp_cap_unsent(struct emu_udp *u, unsigned int sock,
 			const struct in6_addr *src, const struct in6_addr *dst,
-			uint16_t dport, const uint8_t *buf, uint32_t hdr_len,
+			uint16_t dport, uint8_t tclass, const uint8_t *buf,
+			uint32_t hdr_len,
 			const struct iovec *pay, unsigned int npay,
 			uint32_t tail_len, uint32_t note);
 

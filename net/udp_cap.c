@@ -132,12 +132,14 @@ void emu_udp_cap_rx(struct emu_udp *u, const struct emu_udp_pkt *p,
 
 void emu_udp_cap_unsent(struct emu_udp *u, unsigned int sock,
 			const struct in6_addr *src, const struct in6_addr *dst,
-			uint16_t dport, const uint8_t *buf, uint32_t hdr_len,
-			const struct iovec *pay, unsigned int npay,
-			uint32_t tail_len, uint32_t note)
+			uint16_t dport, uint8_t tclass, const uint8_t *buf,
+			uint32_t hdr_len, const struct iovec *pay,
+			unsigned int npay, uint32_t tail_len, uint32_t note)
 {
+	/* Its DSCP, and the ECN bits every datagram leaves with. */
 	struct emu_iphdr h = {
-		.dst = *dst, .dport = dport, .tos = ECN_ECT0, .df = true,
+		.dst = *dst, .dport = dport, .df = true,
+		.tos = (uint8_t)((tclass & 0xfc) | ECN_ECT0),
 		.sport = u->tx_port[sock % EMU_UDP_TX_SOCKS],
 	};
 	struct iovec v[EMU_UDP_TX_IOV];

@@ -7,7 +7,9 @@
 #include "emu/engine.h"
 #include "emu/device.h"
 #include "emu/log.h"
+#include "emu/pdom.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 static uint32_t max_cqe(struct ibv_context *context)
@@ -152,13 +154,16 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 					     "comp_mask %#x has unknown bits",
 					     ia->comp_mask));
 	/* rdma-core refuses the fields a provider cannot report with
-	 * EOPNOTSUPP; we report the standard ones and, for tag-matching
-	 * SRQs, the TM information. */
+	 * EOPNOTSUPP; we report the standard ones, for tag-matching SRQs
+	 * the TM information, and completion timestamps (emu/clock.c). */
 	if (ia->wc_flags & ~((uint64_t)IBV_WC_STANDARD_FLAGS |
-			     IBV_WC_EX_WITH_TM_INFO))
+			     IBV_WC_EX_WITH_TM_INFO |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
 		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_create_cq_ex: "
 					     "wc_flags %#llx: only the "
-					     "standard fields and TM info",
+					     "standard fields, TM info and "
+					     "timestamps",
 					     (unsigned long long)
 					     ia->wc_flags));
 	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
@@ -169,12 +174,16 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 						     ia->flags));
 		attr.flags = ia->flags;
 	}
-	/* No parent domains here: whatever pd is given is not one, and mlx5
-	 * answers that with EINVAL. */
-	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq_ex: "
-					     "parent_domain: this device has "
-					     "no parent domains"));
+	/* A CQ on a parent domain takes its ring from the domain's
+	 * allocators; anything else given there is EINVAL, as on mlx5
+	 * (mlx5_create_cq_ex: to_mparent_domain() NULL). */
+	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		attr.pdom = emu_pdom_of(ia->parent_domain);
+		if (!attr.pdom || ia->parent_domain->context != context)
+			return verbs_null(emu_refuse(EINVAL,
+				"ibv_create_cq_ex: parent_domain is not a "
+				"parent domain of this context"));
+	}
 	rc = check_common(context, ia->cqe, ia->channel, ia->comp_vector);
 	if (rc)
 		return verbs_null(rc);
@@ -207,6 +216,29 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return verbs_ret(rc);
 }
 
+/*
+ * A CQ whose handle names nothing is refused, where mlx5 arms it anyway
+ * (the doorbell needs no handle, so nothing checks it): the kernel's own
+ * command, which rxe's provider sends, finds no such CQ and answers
+ * EINVAL, and a program that corrupted or mixed up its CQ learns it here
+ * rather than by waiting for an event that cannot come (doc/semantics.md).
+ * A CQ without a completion channel arms as mlx5 and the kernel arm it:
+ * it succeeds, and no event can follow.
+ */
+int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	int rc;
+
+	if (!cq)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_req_notify_cq: cq is "
+					    "NULL"));
+	rc = verbs_obj_find_wr(cq->context, cq->handle, EMU_OBJ_CQ, cq,
+			       "ibv_req_notify_cq", "cq");
+	if (rc)
+		return verbs_ret(rc);
+	return emu_cq_req_notify(cq, solicited_only);
+}
+
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
 	int rc;
@@ -214,6 +246,10 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	if (!cq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_cq: cq is "
 					    "NULL"));
+	rc = verbs_obj_find(cq->context, cq->handle, EMU_OBJ_CQ, cq,
+			    "ibv_destroy_cq", "cq");
+	if (rc)
+		return verbs_ret(rc);
 	rc = -emu_cq_destroy(to_emu_cq(cq));
 	if (rc == EBUSY)
 		emu_log(EMU_LOG_VERBS, "ibv_destroy_cq: QPs or SRQs still use "
