@@ -9,11 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emu/capture.h"
 #include "emu/ctl.h"
 #include "emu/device.h"
 #include "emu/fault.h"
 #include "emu/inject.h"
 #include "emu/speed.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 
 /* ---- holding devices ------------------------------------------------------ */
@@ -446,5 +448,7 @@ const struct emu_ctl_cmd emu_ctl_cmds[] = {
 	{ "gid", "DEVICE/PORT add|del ADDRESS", cmd_gid },
 	{ "event", "KIND QPN|SRQN|DEVICE/PORT [DEVICE]", cmd_event },
 	{ "fault", "add RULE | del NAME | list", cmd_fault },
+	{ "capture", "start PATH [count N] | stop | status", emu_capture_ctl },
+	{ "trace", "start PATH [interval MS] | stop | status", emu_tracer_ctl },
 	{ NULL, NULL, NULL },
 };

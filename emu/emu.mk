@@ -26,7 +26,9 @@ libemucore_la_SOURCES = \
 	emu/link.c emu/link.h emu/rand.h \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \
-	emu/ctl.c emu/ctl.h emu/ctl_cmd.c emu/subnet.c emu/subnet.h
+	emu/ctl.c emu/ctl.h emu/ctl_cmd.c emu/subnet.c emu/subnet.h \
+	emu/capture.c emu/capture.h emu/trace.c emu/trace.h \
+	emu/tracer.c emu/tracer.h emu/watch_ctl.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
 	$(INIH_LIBS) -lm

@@ -19,6 +19,7 @@
 #include "emu/subnet.h"
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -115,6 +116,8 @@ void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 	};
 
 	emu_log(EMU_LOG_QP, "qp 0x%06x: async event %d", qp->qpn, type);
+	if (emu_trace_on())
+		emu_trace_async(qp, type);
 	/* Counted only once queued: destroy waits for exactly these acks. */
 	if (!emu_async_push(&qp->ctx->async, &ev))
 		qp->events_raised++;
@@ -277,6 +280,8 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 	if (!was)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> ERR", qp->qpn,
 			state_str(cur));
+	if (!was && emu_trace_on())
+		emu_trace_qp_state(qp, cur, IBV_QPS_ERR);
 	atomic_store(&qp->state, IBV_QPS_ERR);
 	if (!was && ev)
 		emu_qp_event(qp, ev);
@@ -881,6 +886,8 @@ static void do_modify(void *p)
 	if (next != cur)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> %s", qp->qpn,
 			state_str(cur), state_str(next));
+	if (next != cur && emu_trace_on())
+		emu_trace_qp_state(qp, cur, next);
 	atomic_store(&qp->state, next);
 	if (next == IBV_QPS_SQD && cur != IBV_QPS_SQD) {
 		qp->req.draining = true;

@@ -9,6 +9,7 @@
 #include "emu/mw.h"
 #include "emu/qp.h"
 #include "emu/subnet.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -387,6 +388,11 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 		emu_log(EMU_LOG_XPORT,
 			"qp 0x%06x: going back to psn 0x%06x (wr 0x%llx)",
 			qp->qpn, psn, (unsigned long long)w->wr_id);
+		/* What was sent from psn on goes out again. */
+		if (emu_trace_on() && psn_before(psn, qp->req.psn_hi))
+			emu_trace_retransmit(qp, psn,
+					     (uint32_t)psn_diff(qp->req.psn_hi,
+								psn));
 		qp->req.idx = i;
 		qp->req.noack = 0;
 		if (emu_wr_atomic(w->opcode)) {

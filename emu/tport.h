@@ -19,6 +19,7 @@ struct emu_device;
 struct emu_doorbell;
 struct emu_port;
 struct emu_qp;
+struct emu_trace_dev;
 struct emu_watch;
 
 /* Every packet a port receives lands in exactly one rx_* bucket besides
@@ -88,6 +89,9 @@ struct emu_transport {
 	struct emu_doorbell *take_back;
 	/* The device's fault rules (emu/inject.h). */
 	struct emu_fault_set faults;
+	/* While a trace runs, its sampling of the device's QPs
+	 * (emu/tracer.c). */
+	struct emu_trace_dev *trace;
 };
 
 #endif

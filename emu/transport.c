@@ -4,10 +4,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "emu/capture.h"
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "emu/log.h"
 #include "emu/qp.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -203,6 +205,10 @@ void emu_transport_link_config(struct emu_tport *tp)
 static void inject_start(void *dev)
 {
 	emu_inject_start(dev);
+	/* Its ports join a capture, its QPs a trace (or EMUVERBS_CAPTURE's
+	 * and EMUVERBS_TRACE's start with the process's first device). */
+	emu_capture_device_up(dev);
+	emu_tracer_device_up(dev);
 }
 
 int emu_transport_start(struct emu_device *dev)
@@ -270,6 +276,7 @@ static void do_stop(void *arg)
 	uint32_t i;
 
 	emu_inject_stop(dev);
+	emu_tracer_device_down(dev);
 	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
