@@ -16,6 +16,7 @@
 
 #include "emu/budget.h"
 #include "emu/cc.h"
+#include "emu/counters.h"
 #include "emu/device.h"
 #include "emu/qp_ex.h"
 #include "emu/tm.h"
@@ -285,12 +286,9 @@ struct emu_qp {
 	struct emu_srq *rx_srq;
 	struct emu_srq *held_srq;
 	struct emu_rwqe *held;
-	/* What it sent and received: packets (ACKs and retransmissions
-	 * among them) and their bytes from the BTH through the ICRC. */
-	struct emu_qp_counters {
-		uint64_t tx_packets, tx_bytes;
-		uint64_t rx_packets, rx_bytes;
-	} cnt;
+	/* What it sent and received and what its transport did
+	 * (emu/counters.h). */
+	struct emu_qp_counters cnt;
 };
 
 /* RC, or the XRC initiator, which behaves as RC on its side of the wire. */

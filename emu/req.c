@@ -178,7 +178,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	src = qp->type == IBV_QPT_UD ? &w->ah->src : &qp->src;
 	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
 	if (psn_before(psn, qp->req.psn_hi))
-		qp->tp->cnt.retransmits++;
+		EMU_CNT_EV(qp, retransmits);
 	if (np)
 		emu_tx_packet_parts(qp, src, dst, buf, wire_op_hdr_len(op),
 				    pay, np, n);

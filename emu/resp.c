@@ -570,7 +570,7 @@ static void duplicate(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	uint32_t flags = pkt->w.info->flags;
 	struct emu_rd_res *res;
 
-	qp->tp->cnt.dup_requests++;
+	EMU_CNT_EV(qp, dup_requests);
 	if (flags & (WIRE_F_SEND | WIRE_F_WRITE)) {
 		ack_later(qp);
 	} else if (flags & WIRE_F_READ) {
@@ -610,6 +610,16 @@ static enum resp_res execute(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 {
 	uint32_t flags = pkt->w.info->flags;
 
+	/* Requests taken in sequence, as mlx5 counts them: messages for
+	 * WRITEs, packets for READ requests and atomics. */
+	if ((flags & (WIRE_F_WRITE | WIRE_F_FIRST)) ==
+	    (WIRE_F_WRITE | WIRE_F_FIRST))
+		EMU_CNT_EV(qp, rx_write);
+	else if ((flags & (WIRE_F_READ | WIRE_F_REQ)) ==
+		 (WIRE_F_READ | WIRE_F_REQ))
+		EMU_CNT_EV(qp, rx_read);
+	else if (flags & WIRE_F_ATOMIC)
+		EMU_CNT_EV(qp, rx_atomic);
 	if (flags & WIRE_F_SEND)
 		return do_send(qp, pkt);
 	if (flags & WIRE_F_WRITE)
@@ -655,7 +665,6 @@ static void nak_error(struct emu_qp *qp, uint32_t psn, enum resp_res r)
 		ev = IBV_EVENT_QP_REQ_ERR;
 		break;
 	}
-	qp->tp->cnt.naks_sent++;
 	send_nak(qp, syn, psn);
 	emu_qp_error(qp, ev);
 }
@@ -673,10 +682,9 @@ static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	if (d > 0) {
 		/* A gap: one sequence NAK per gap names the PSN expected;
 		 * everything until it arrives is dropped. */
-		qp->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, oos_requests);
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			qp->tp->cnt.naks_sent++;
 			send_nak(qp, aeth_syn_nak(AETH_NAK_PSN_SEQ),
 				 qp->resp.psn);
 		}
@@ -700,7 +708,7 @@ static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	case R_ANSWERED:
 		break;
 	case R_RNR:
-		qp->tp->cnt.rnr_naks_sent++;
+		EMU_CNT_EV(qp, out_of_buffer);
 		send_nak(qp, aeth_syn_rnr(qp->attr.min_rnr_timer), pkt->psn);
 		break;
 	default:
@@ -718,7 +726,7 @@ static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	enum resp_res res;
 
 	if (pkt->psn != r->psn) {
-		qp->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, oos_requests);
 		r->in_msg = false;
 		r->drop_msg = true;
 	}
@@ -747,6 +755,8 @@ static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		emu_qp_error(qp, 0);
 		break;
 	default:
+		if (res == R_RNR)
+			EMU_CNT_EV(qp, out_of_buffer);
 		r->in_msg = false;
 		/* Class D: the message is dropped, the QP goes on (a
 		 * receive WQE too short for it has completed in error). */
@@ -808,7 +818,7 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	}
 	w = rq_head(qp);
 	if (!w) {
-		pkt->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, out_of_buffer);
 		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: no receive "
 			"posted", qp->qpn);
 		return;

@@ -22,7 +22,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
-	tests/unit/test_cc
+	tests/unit/test_cc tests/unit/test_counters
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
@@ -82,6 +82,7 @@ tests_unit_test_link_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_numtab_LDADD = $(CORE_LIBS)
 tests_unit_test_fault_LDADD = $(CORE_LIBS)
 tests_unit_test_cc_LDADD = $(CORE_LIBS) -lm
+tests_unit_test_counters_LDADD = $(CORE_LIBS)
 tests_unit_test_numtab_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 
