@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "emu/ctl.h"
+#include "emu/ctl_stats.h"
 #include "emu/device.h"
 #include "emu/fault.h"
 #include "emu/inject.h"
@@ -409,5 +410,7 @@ const struct emu_ctl_cmd emu_ctl_cmds[] = {
 	{ "gid", "DEVICE/PORT add|del ADDRESS", cmd_gid },
 	{ "event", "KIND QPN|SRQN|DEVICE/PORT [DEVICE]", cmd_event },
 	{ "fault", "add RULE | del NAME | list", cmd_fault },
+	{ "stats", "[DEVICE[/PORT]] [qp QPN] [json]", emu_ctl_cmd_stats },
+	{ "qps", "[DEVICE[/PORT]]", emu_ctl_cmd_qps },
 	{ NULL, NULL, NULL },
 };

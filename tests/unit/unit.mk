@@ -6,7 +6,8 @@
 # included, without a hook in the code.
 check_LTLIBRARIES = libtestlib.la
 libtestlib_la_SOURCES = tests/unit/testlib.c tests/unit/testlib.h \
-	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h
+	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h \
+	tests/unit/rc_pair.c tests/unit/rc_pair.h
 libtestlib_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 WRAP_CALLOC = -Wl,--wrap=calloc
@@ -26,7 +27,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
-	tests/unit/test_ops
+	tests/unit/test_ops tests/unit/test_ctl_stats
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -98,6 +99,9 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 # Compares the slots with the front end's own functions (verbs/ops.h).
 tests_unit_test_ops_LDADD = $(FRONT_LIBS)
+# The control socket's counter commands over traffic of the verbs.
+tests_unit_test_ctl_stats_LDADD = $(FRONT_LIBS)
+tests_unit_test_ctl_stats_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
 # The scripted peer builds its packets with net/'s headers and ICRC.
