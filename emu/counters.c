@@ -163,6 +163,9 @@ const struct emu_cnt_name emu_cnt_names[] = {
 const unsigned int emu_cnt_nnames = sizeof(emu_cnt_names) /
 				    sizeof(emu_cnt_names[0]);
 
+_Static_assert(sizeof(emu_cnt_names) / sizeof(emu_cnt_names[0]) <=
+		       EMU_CNT_NAMES_MAX, "EMU_CNT_NAMES_MAX too small");
+
 const struct emu_cnt_name *emu_cnt_find(const char *name)
 {
 	unsigned int i;

@@ -167,7 +167,9 @@ struct emu_cnt_name {
 	bool port_only;
 };
 
-/* Every counter, in the order readers list them (doc/counters.md). */
+/* Every counter, in the order readers list them (doc/counters.md): at
+ * most EMU_CNT_NAMES_MAX, for arrays of their values. */
+#define EMU_CNT_NAMES_MAX	128
 extern const struct emu_cnt_name emu_cnt_names[];
 extern const unsigned int emu_cnt_nnames;
 

@@ -3,7 +3,7 @@
 # matching, the QP state machine and the RC/UC/UD transport engines).
 libemucore_la_SOURCES = \
 	emu/device.c emu/device.h emu/attr.c \
-	emu/sysview.c emu/sysview.h \
+	emu/sysview.c emu/sysview.h emu/hwcnt.c emu/hwcnt.h \
 	emu/async.c emu/async.h \
 	emu/config.c emu/config.h \
 	emu/speed.c emu/speed.h \

@@ -36,6 +36,9 @@ struct emu_tport {
 	atomic_bool handed_off;		/* the watch is off, idle_check runs */
 	ev_timer idle_check;
 	struct emu_port_counters cnt;	/* emu/counters.h */
+	/* The values of emu_cnt_names the sysfs view's hw_counters files
+	 * hold (emu/hwcnt.c), under the view's write lock. */
+	uint64_t hw_shown[EMU_CNT_NAMES_MAX];
 	/* Egress pacing and delay between the transports and udp. */
 	struct emu_link link;
 	/* What fault rules hold on the port. */
@@ -60,6 +63,9 @@ struct emu_transport {
 	struct emu_doorbell *take_back;
 	/* The device's fault rules (emu/inject.h). */
 	struct emu_fault_set faults;
+	/* Rewrites the sysfs view's hw_counters while there is a view. */
+	ev_timer hwcnt;
+	bool hwcnt_on;
 };
 
 #endif

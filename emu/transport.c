@@ -6,6 +6,7 @@
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/hwcnt.h"
 #include "emu/log.h"
 #include "emu/qp.h"
 #include "emu/transport.h"
@@ -203,6 +204,7 @@ void emu_transport_link_config(struct emu_tport *tp)
 static void inject_start(void *dev)
 {
 	emu_inject_start(dev);
+	emu_hwcnt_start(dev);
 }
 
 int emu_transport_start(struct emu_device *dev)
@@ -304,6 +306,8 @@ static void do_stop(void *arg)
 	uint32_t i;
 
 	emu_inject_stop(dev);
+	/* The view's counters last, while the ports still have them. */
+	emu_hwcnt_stop(dev);
 	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
