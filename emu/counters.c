@@ -205,3 +205,25 @@ uint32_t emu_cnt_qp_inflight(const struct emu_qp *qp)
 	d = psn_diff(qp->req.psn_hi, qp->comp.psn);
 	return d > 0 ? (uint32_t)d : 0;
 }
+
+struct rx_call {
+	struct emu_qp *qp;
+	uint64_t pkts, bytes;
+};
+
+static void do_qp_rx(void *arg)
+{
+	struct rx_call *c = arg;
+
+	c->pkts = c->qp->cnt.rx.pkts;
+	c->bytes = c->qp->cnt.rx.bytes;
+}
+
+void emu_cnt_qp_rx(struct emu_qp *qp, uint64_t *pkts, uint64_t *bytes)
+{
+	struct rx_call c = { .qp = qp };
+
+	emu_device_run(qp->dev, do_qp_rx, &c);
+	*pkts = c.pkts;
+	*bytes = c.bytes;
+}

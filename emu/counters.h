@@ -193,6 +193,10 @@ const struct emu_cnt_name *emu_cnt_find(const char *name);
 int emu_cnt_port_read(struct emu_device *dev, uint32_t port_num,
 		      struct emu_port_counters *out);
 
+/* What qp has received so far, packets and bytes (any thread: read on
+ * its device's engine). */
+void emu_cnt_qp_rx(struct emu_qp *qp, uint64_t *pkts, uint64_t *bytes);
+
 /* Packets the QP has sent and not yet seen acknowledged (reliable
  * transports; 0 for the others). Engine thread. */
 uint32_t emu_cnt_qp_inflight(const struct emu_qp *qp);

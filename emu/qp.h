@@ -265,6 +265,9 @@ struct emu_qp {
 	/* XRC target: ibv_open_qp() handles besides the creator's; the QP
 	 * goes away with the last of them (under lock). */
 	unsigned int extra_handles;
+	/* Flows made on it (verbs/counters.c): it is not destroyed while
+	 * one is, as the kernel keeps a QP its flows use. */
+	atomic_uint flows;
 
 	/* Engine thread only. */
 	struct emu_tport *tp;		/* port of the path */

@@ -55,6 +55,19 @@ struct emu_verbs_ops {
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	struct ibv_qp *(*open_qp)(struct ibv_context *context,
 				  struct ibv_qp_open_attr *attr);
+	struct ibv_counters *(*create_counters)(
+		struct ibv_context *context,
+		struct ibv_counters_init_attr *init_attr);
+	int (*destroy_counters)(struct ibv_counters *counters);
+	int (*attach_counters_point_flow)(struct ibv_counters *counters,
+					  struct ibv_counter_attach_attr *attr,
+					  struct ibv_flow *flow);
+	int (*read_counters)(struct ibv_counters *counters,
+			     uint64_t *counters_value, uint32_t ncounters,
+			     uint32_t flags);
+	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
+					struct ibv_flow_attr *flow_attr);
+	int (*destroy_flow)(struct ibv_flow *flow);
 };
 
 /*
@@ -85,6 +98,12 @@ static const struct emu_verbs_ops emu_ops = {
 	.open_xrcd = emu_verbs_open_xrcd,
 	.close_xrcd = emu_verbs_close_xrcd,
 	.open_qp = emu_verbs_open_qp,
+	.create_counters = emu_verbs_create_counters,
+	.destroy_counters = emu_verbs_destroy_counters,
+	.attach_counters_point_flow = emu_verbs_attach_counters_point_flow,
+	.read_counters = emu_verbs_read_counters,
+	.create_flow = emu_verbs_create_flow,
+	.destroy_flow = emu_verbs_destroy_flow,
 };
 
 void emu_verbs_set_ops(struct verbs_context *vctx)
@@ -113,6 +132,12 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->open_xrcd = t->open_xrcd;
 	vctx->close_xrcd = t->close_xrcd;
 	vctx->open_qp = t->open_qp;
+	vctx->create_counters = t->create_counters;
+	vctx->destroy_counters = t->destroy_counters;
+	vctx->attach_counters_point_flow = t->attach_counters_point_flow;
+	vctx->read_counters = t->read_counters;
+	vctx->ibv_create_flow = t->create_flow;
+	vctx->ibv_destroy_flow = t->destroy_flow;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)

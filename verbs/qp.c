@@ -147,6 +147,9 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_qp: qp is "
 					    "NULL"));
 	eqp = to_emu_qp(qp);
+	if (atomic_load(&eqp->flows))
+		return verbs_ret(emu_refuse(EBUSY, "ibv_destroy_qp: flows "
+					    "still use the QP"));
 	eqp->qpx_ready = false;
 	return verbs_ret(emu_qp_destroy(eqp));
 }

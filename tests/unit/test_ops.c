@@ -47,6 +47,12 @@ static const struct slot slots[] = {
 	SLOT(open_xrcd, emu_verbs_open_xrcd),
 	SLOT(close_xrcd, emu_verbs_close_xrcd),
 	SLOT(open_qp, emu_verbs_open_qp),
+	SLOT(create_counters, emu_verbs_create_counters),
+	SLOT(destroy_counters, emu_verbs_destroy_counters),
+	SLOT(attach_counters_point_flow, emu_verbs_attach_counters_point_flow),
+	SLOT(read_counters, emu_verbs_read_counters),
+	SLOT(ibv_create_flow, emu_verbs_create_flow),
+	SLOT(ibv_destroy_flow, emu_verbs_destroy_flow),
 };
 
 #define NSLOTS (sizeof(slots) / sizeof(slots[0]))
@@ -199,6 +205,12 @@ START_TEST(t_calls)
 	expect_einval(vctx->close_xrcd(NULL));
 	expect_einval(vctx->post_srq_ops(NULL, NULL, &bad_op));
 	ck_assert_ptr_null(bad_op);
+	expect_null_einval(vctx->create_counters(NULL, NULL));
+	expect_einval(vctx->destroy_counters(NULL));
+	expect_einval(vctx->attach_counters_point_flow(NULL, NULL, NULL));
+	expect_einval(vctx->read_counters(NULL, NULL, 0, 0));
+	expect_null_einval(vctx->ibv_create_flow(NULL, NULL));
+	expect_einval(vctx->ibv_destroy_flow(NULL));
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST

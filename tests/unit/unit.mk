@@ -27,7 +27,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
-	tests/unit/test_ops tests/unit/test_ctl_stats
+	tests/unit/test_ops tests/unit/test_ctl_stats tests/unit/test_vcounters
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -102,6 +102,9 @@ tests_unit_test_ops_LDADD = $(FRONT_LIBS)
 # The control socket's counter commands over traffic of the verbs.
 tests_unit_test_ctl_stats_LDADD = $(FRONT_LIBS)
 tests_unit_test_ctl_stats_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+# The verbs counters on count-only flows, allocations failing inside.
+tests_unit_test_vcounters_LDADD = $(FRONT_LIBS)
+tests_unit_test_vcounters_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
 # The scripted peer builds its packets with net/'s headers and ICRC.
