@@ -24,7 +24,7 @@
  * reply's text. */
 struct section {
 	char *head;			/* "port emu0/1 address ..." */
-	char key[96];			/* what stays the same across samples */
+	char key[96];			/* the same in every sample */
 	unsigned int n;
 	char **names;
 	uint64_t *vals;

@@ -14,7 +14,7 @@ libctlclient_la_LIBADD = libemuutil.la
 emutooldir = $(pkglibexecdir)
 emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo \
 	tools/emuverbs-bench tools/emuverbs-ns tools/emuverbs-ctl \
-	tools/emuverbs-stats
+	tools/emuverbs-stats tools/emuverbs-top
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
@@ -26,6 +26,8 @@ tools_emuverbs_ctl_SOURCES = tools/ctl.c
 tools_emuverbs_ctl_LDADD = libctlclient.la
 tools_emuverbs_stats_SOURCES = tools/stats.c
 tools_emuverbs_stats_LDADD = libctlclient.la
+tools_emuverbs_top_SOURCES = tools/top.c
+tools_emuverbs_top_LDADD = libctlclient.la
 # Reads the configuration only (to count devices): the core's config
 # module, not the library.
 tools_emuverbs_ns_SOURCES = tools/ns.c

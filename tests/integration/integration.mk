@@ -12,6 +12,13 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/budget.sh tests/integration/blocked_target.sh \
 	tests/integration/many_qps.sh tests/integration/faults.sh
 TESTS += $(INTEG_TESTS)
+
+# Counters: every packet of known exchanges accounted for against a
+# capture, emuverbs stats, the sysfs view's hw_counters; emuverbs top in
+# tmux (a list of their own).
+COUNTER_TESTS = tests/integration/top.sh
+TESTS += $(COUNTER_TESTS)
+EXTRA_DIST += $(COUNTER_TESTS)
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
 	tests/integration/wire_check.py
