@@ -36,4 +36,5 @@ libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h \
 	emu/ctl_dir.c
 libemuutil_la_LIBADD = $(EV_LIBS)
 
-EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md
+EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md \
+	doc/counters.md
