@@ -7,11 +7,11 @@
 
 #include "emu/ah.h"
 #include "emu/device.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
-
-static atomic_uint ah_handles;
+#include "emu/subnet.h"
 
 /* next_hdr of a RoCEv1 packet's GRH: the IB BTH follows. */
 #define NEXT_HDR_IB 0x1b
@@ -79,16 +79,23 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	}
 	ah->ibv.context = pd->ibv.context;
 	ah->ibv.pd = &pd->ibv;
-	ah->ibv.handle = atomic_fetch_add(&ah_handles, 1) + 1;
+	if (emu_handle_add(pd->ctx, EMU_OBJ_AH, &ah->ibv, &ah->ibv.handle)) {
+		free(ah);
+		emu_dev_count_release(dev, EMU_COUNT_AH);
+		return ENOMEM;
+	}
 	ah->pd = pd;
 	ah->attr = *attr;
 	/* Whatever the caller passed, a GRH carries 20 bits of flow label:
 	 * the kernel accepts any value and mlx5 keeps the low 20 bits. */
 	ah->attr.grh.flow_label &= IB_GRH_FLOWLABEL_MASK;
 	ah->port_num = (uint8_t)attr->port_num;
-	/* Without a GRH (an InfiniBand port) there is no IP address to send
-	 * to: dest stays the unspecified address, as LIDs are not routed. */
-	if (attr->is_global) {
+	/* An InfiniBand port's peers are where the subnet says (a LID not
+	 * known yet is looked up again when a packet leaves); a RoCE GID is
+	 * its own address. */
+	if (port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		emu_subnet_path(port, attr, &ah->dest, &ah->src);
+	} else {
 		memcpy(&ah->dest, attr->grh.dgid.raw, sizeof(ah->dest));
 		memcpy(&ah->src, sgid.gid.raw, sizeof(ah->src));
 	}
@@ -99,6 +106,7 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 
 void emu_ah_destroy(struct emu_ah *ah)
 {
+	emu_handle_remove(ah->ibv.handle, &ah->ibv);
 	emu_pd_put(ah->pd);
 	emu_dev_count_release(ah->pd->ctx->dev, EMU_COUNT_AH);
 	free(ah);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emu/device.h"
+#include "emu/subnet.h"
 #include "emu/speed.h"
 #include "emu/tm.h"
 
@@ -120,11 +121,12 @@ void emu_port_fill_attr(struct emu_port *port, struct ibv_port_attr *a)
 	a->max_msg_sz = 0x80000000u;	/* 2 GiB, the IBTA message limit */
 	a->pkey_tbl_len = pc->pkey_tbl_len;
 	if (!eth) {
-		/* An IB port needs a LID; derive one from the endpoint so
-		 * that two processes get different ones. */
-		a->lid = (uint16_t)(ntohl(port->ep.addr.s6_addr32[3]) % 0xbfff +
-				    1);
-		a->sm_lid = 1;
+		/* What the subnet manager gave it (emu/subnet.c); LMC 0,
+		 * the SM at SL 0. */
+		a->lid = port->lid;
+		a->sm_lid = EMU_SM_LID;
+		a->lmc = 0;
+		a->sm_sl = 0;
 	}
 	a->max_vl_num = 1;		/* VL0 only */
 	a->active_width = emu_width_to_active_width(pc->width);

@@ -214,8 +214,11 @@ void emu_cc_ce(struct emu_qp *qp, const struct emu_rx_pkt *pkt)
 		 false, 0);
 	bth_set_becn(buf, true);
 	memset(buf + WIRE_BTH_LEN, 0, 16);
-	/* Counted as a CNP sent (np_cnp_sent) where every packet is. */
-	emu_tx_packet(qp, &pkt->u->dst, &pkt->u->src, buf, WIRE_BTH_LEN + 16);
+	/* A CNP goes with traffic class 0: its priority is the port's
+	 * business, which has no setting for it here. Counted as a CNP
+	 * sent (np_cnp_sent) where every packet is. */
+	emu_tx_packet(qp, &pkt->u->dst, &pkt->u->src, 0, buf,
+		      WIRE_BTH_LEN + 16);
 }
 
 void emu_cc_cnp(struct emu_qp *qp)

@@ -11,18 +11,16 @@
 #include "net/hdr.h"
 #include "net/psn.h"
 
-/* IBTA's local ACK timeout is 4.096 us x 2^timeout. Below about 4 ms a
- * software peer on a busy machine misses it for scheduling reasons alone,
- * so shorter values are raised to 2^10. */
+/*
+ * IBTA's local ACK timeout is 4.096 us x 2^timeout, and every wait for an
+ * ACK is one such timeout: a requester whose peer never answers (gone, or
+ * its QP in RESET, INIT or ERR, which drop requests silently) ends in
+ * RETRY_EXC_ERR after retry_cnt + 1 of them, as rxe and mlx5 do, and
+ * programs size their own waits by that. Below about 4 ms a software peer
+ * on a busy machine misses it for scheduling reasons alone, so shorter
+ * values are raised to 2^10.
+ */
 #define COMP_MIN_TIMEOUT_EXP	10
-/* Each timeout in a row without progress doubles the wait, up to 2^this
- * times the QP's timeout: a resend into a peer that is merely slow (its
- * socket buffer full, its engine short of a core) then gives it time to
- * drain instead of piling more on. Kept low because retry_cnt x timeout
- * is also the time a dead peer takes to be declared dead, which programs
- * size their own waits by: at 2x, at most 1 + 2 x retry_cnt timeouts. A
- * sequence-error NAK resends at once and leaves the backoff alone. */
-#define COMP_MAX_BACKOFF	1
 
 static struct ev_loop *loop_of(struct emu_qp *qp)
 {
@@ -68,8 +66,8 @@ static void retry_timer_start(struct emu_qp *qp, uint64_t in_ns)
  * else, and the libev timer, when it fires early, sleeps again until then.
  * Requests and ACKs are handled on application threads too (engine.h), and
  * a timer started there costs the engine a wakeup: this way a ping-pong
- * starts it once per timeout, not once per message. A timer still running
- * from a longer backoff may fire late, never early.
+ * starts it once per timeout, not once per message. It may fire late,
+ * never early.
  */
 void emu_comp_arm(struct emu_qp *qp)
 {
@@ -85,8 +83,6 @@ void emu_comp_arm(struct emu_qp *qp)
 		return;
 	if (exp < COMP_MIN_TIMEOUT_EXP)
 		exp = COMP_MIN_TIMEOUT_EXP;
-	exp += qp->comp.backoff < COMP_MAX_BACKOFF ? qp->comp.backoff :
-						     COMP_MAX_BACKOFF;
 	in_ns = 4096ull << exp;
 	qp->comp.retry_due = emu_now_ns() + in_ns;
 	if (!ev_is_active(&qp->comp.retry_timer))
@@ -99,7 +95,6 @@ static void progress(struct emu_qp *qp)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rewound = false;
-	qp->comp.backoff = 0;
 	qp->comp.retry_due = 0;
 	emu_comp_arm(qp);
 }
@@ -204,7 +199,6 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	} else {
 		EMU_CNT_EV(qp, retries);
 		qp->comp.retry_left--;
-		qp->comp.backoff++;
 		qp->comp.rewound = false;
 		emu_req_rewind(qp, qp->comp.psn);
 		emu_req_run(qp);

@@ -336,6 +336,8 @@ enum port_key {
 	PK_DCQCN_AI_MBPS,
 	PK_DCQCN_HAI_MBPS,
 	PK_DCQCN_MIN_MBPS,
+	PK_LID,
+	PK_ROUTES,
 	PK_COUNT
 };
 
@@ -367,7 +369,46 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_DCQCN_AI_MBPS] = "dcqcn_ai_mbps",
 	[PK_DCQCN_HAI_MBPS] = "dcqcn_hai_mbps",
 	[PK_DCQCN_MIN_MBPS] = "dcqcn_min_mbps",
+	[PK_LID] = "lid",
+	[PK_ROUTES] = "routes",
 };
+
+/* "LID@ADDRESS,..." (spaces allowed around the commas): where other
+ * hosts' LIDs are, for InfiniBand ports across machines. */
+static int parse_routes(const char *v, struct emu_port_config *port,
+			char *err)
+{
+	char buf[4096], *item, *save = NULL, *at, *end;
+	struct emu_lid_route *r;
+	unsigned long lid;
+
+	if (strlen(v) >= sizeof(buf))
+		return fail(err, "%.40s... is too long", v);
+	strcpy(buf, v);
+	port->n_routes = 0;
+	for (item = strtok_r(buf, ", \t", &save); item;
+	     item = strtok_r(NULL, ", \t", &save)) {
+		if (port->n_routes == EMU_MAX_LID_ROUTES)
+			return fail(err, "more than %d routes",
+				    EMU_MAX_LID_ROUTES);
+		at = strchr(item, '@');
+		if (!at)
+			return fail(err, "%s is not LID@ADDRESS", item);
+		*at = '\0';
+		lid = strtoul(item, &end, 0);
+		if (end == item || *end || lid < 1 || lid > 0xbfff)
+			return fail(err, "%s is not a unicast LID (1..0xbfff)",
+				    item);
+		r = &port->routes[port->n_routes];
+		if (parse_addr(at + 1, &r->addr, err))
+			return -1;
+		r->lid = (uint16_t)lid;
+		port->n_routes++;
+	}
+	if (!port->n_routes)
+		return fail(err, "no route in it");
+	return 0;
+}
 
 /* Set one port key other than gid. Does not check address against netdev:
  * the file forbids both, the environment replaces one with the other. */
@@ -495,6 +536,14 @@ static int port_set(struct emu_port_config *port, enum port_key k,
 		port->udp_port = (uint16_t)x;
 		port->udp_port_set = true;
 		return 0;
+	case PK_LID:
+		/* Unicast LIDs: 1 is the subnet manager's. */
+		if (parse_u32(v, 2, 0xbfff, &x, err))
+			return -1;
+		port->lid = (uint16_t)x;
+		return 0;
+	case PK_ROUTES:
+		return parse_routes(v, port, err);
 	case PK_GID:
 	case PK_COUNT:
 		break;

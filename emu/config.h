@@ -15,6 +15,13 @@
 #define EMU_MAX_DEVICES 8
 #define EMU_MAX_PORTS 4
 #define EMU_MAX_STATIC_GIDS 16
+/* Static LID routes of an InfiniBand port (routes = LID@ADDRESS,...). */
+#define EMU_MAX_LID_ROUTES 64
+
+struct emu_lid_route {
+	uint16_t lid;
+	struct in6_addr addr;		/* IPv4 v4-mapped */
+};
 #define EMU_NAME_MAX 64
 #define EMU_DEFAULT_GID_TBL_LEN 16
 
@@ -71,6 +78,11 @@ struct emu_port_config {
 	bool udp_port_set;
 	unsigned int n_static_gids;
 	struct emu_static_gid static_gids[EMU_MAX_STATIC_GIDS];
+	/* InfiniBand ports: a LID of its own (0: from the emulated subnet
+	 * manager, emu/subnet.c), and where other hosts' LIDs are. */
+	uint16_t lid;
+	unsigned int n_routes;
+	struct emu_lid_route routes[EMU_MAX_LID_ROUTES];
 };
 
 /* Capability limits reported by ibv_query_device and enforced by the verbs. */

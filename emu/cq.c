@@ -9,6 +9,7 @@
 
 #include "emu/cq.h"
 #include "emu/device.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/transport.h"
@@ -175,9 +176,9 @@ int emu_comp_channel_get(struct emu_comp_channel *ch, struct emu_cq **out)
 	ssize_t r;
 
 	for (;;) {
-		do
-			r = read(ch->ibv.fd, &n, sizeof(n));
-		while (r < 0 && errno == EINTR);
+		/* A signal ends the wait with EINTR, as rdma-core's one read
+		 * does: programs (qperf) stop a blocked test with an alarm. */
+		r = read(ch->ibv.fd, &n, sizeof(n));
 		if (r != sizeof(n)) {
 			if (r >= 0)
 				errno = EIO;
@@ -631,7 +632,10 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 	cq = calloc(1, sizeof(*cq));
 	if (cq)
 		cq->ring = ring_alloc(size);
-	if (!cq || !cq->ring) {
+	if (!cq || !cq->ring ||
+	    emu_handle_add(ctx, EMU_OBJ_CQ, emu_cq_ibv(cq), &cq->ibv.handle)) {
+		if (cq)
+			free(cq->ring);
 		free(cq);
 		emu_dev_count_release(ctx->dev, EMU_COUNT_CQ);
 		return -ENOMEM;
@@ -754,6 +758,7 @@ int emu_cq_destroy(struct emu_cq *cq)
 	pthread_spin_destroy(&cq->clock);
 	pthread_spin_destroy(&cq->plock);
 	free(cq->ring);
+	emu_handle_remove(cq->ibv.handle, emu_cq_ibv(cq));
 	emu_dev_count_release(cq->ctx->dev, EMU_COUNT_CQ);
 	free(cq);
 	return 0;

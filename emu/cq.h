@@ -144,7 +144,8 @@ int emu_cq_destroy(struct emu_cq *cq);
  * Queued completions are kept, in order. */
 int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe);
 
-/* The ops slots ctx->ops.poll_cq and ctx->ops.req_notify_cq. */
+/* The op slot ctx->ops.poll_cq, and what ctx->ops.req_notify_cq does once
+ * the front end has checked the CQ (verbs/cq.c). */
 int emu_cq_poll(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int emu_cq_req_notify(struct ibv_cq *cq, int solicited_only);
 

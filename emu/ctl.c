@@ -53,11 +53,14 @@ static void out_vadd(struct emu_ctl_out *o, const char *fmt, va_list ap)
 	}
 	for (cap = o->cap ? o->cap : 1024; cap <= o->len + (size_t)n;)
 		cap *= 2;
-	b = realloc(o->buf, cap);
+	b = malloc(cap);
 	if (!b) {
 		o->oom = true;
 		return;
 	}
+	if (o->len)
+		memcpy(b, o->buf, o->len);
+	free(o->buf);
 	o->buf = b;
 	o->cap = cap;
 	vsnprintf(o->buf + o->len, cap - o->len, fmt, ap);
@@ -335,11 +338,20 @@ fail:
 	return -1;
 }
 
+/* EMUVERBS_NO_CONTROL=1: no socket, for a process that must not be driven
+ * (and the unit tests of other modules). */
+static bool control_off(void)
+{
+	const char *e = getenv("EMUVERBS_NO_CONTROL");
+
+	return e && *e && strcmp(e, "0");
+}
+
 void emu_ctl_device_opened(void)
 {
 	pthread_mutex_lock(&ctl_lock);
 	/* A process without its socket still works: it cannot be driven. */
-	if (opened++ == 0 && !getenv("EMUVERBS_NO_CONTROL"))
+	if (opened++ == 0 && !control_off())
 		server_start();
 	pthread_mutex_unlock(&ctl_lock);
 }

@@ -180,6 +180,42 @@ static void cmd_port(int argc, char **argv, struct emu_ctl_out *o)
 	emu_ctl_release(dev);
 }
 
+/* flap DEV/PORT MICROSECONDS: down now, up by itself that much later, on
+ * the device's own timer: the outage does not depend on how soon another
+ * command could come. */
+static void cmd_flap(int argc, char **argv, struct emu_ctl_out *o)
+{
+	char line[128], why[256] = "";
+	struct emu_device *dev;
+	struct emu_port *port;
+	unsigned long us;
+	char *end;
+
+	if (argc != 3) {
+		emu_ctl_fail(o, "usage: flap DEVICE/PORT MICROSECONDS");
+		return;
+	}
+	us = strtoul(argv[2], &end, 10);
+	if (end == argv[2] || *end || us > 3600000000ul) {
+		emu_ctl_fail(o, "flap: %s is not a time in us (at most an "
+			     "hour)", argv[2]);
+		return;
+	}
+	dev = emu_ctl_hold(argv[1], &port, o);
+	if (!dev)
+		return;
+	snprintf(line, sizeof(line), "port_up port=%u at=%luus name=ctl-flap",
+		 port->num, us);
+	/* The way up first: a refusal leaves the port as it was. */
+	if (emu_inject_add_from_now(dev, line, why, sizeof(why)))
+		emu_ctl_fail(o, "%s", why);
+	else if (emu_port_change(port, "state=down", why, sizeof(why)))
+		emu_ctl_fail(o, "%s", why);
+	else
+		emu_ctl_printf(o, "%s: down, up in %lu us\n", argv[1], us);
+	emu_ctl_release(dev);
+}
+
 /* ---- events --------------------------------------------------------------- */
 
 /* Do the event line on dev now: 0, or ENOENT/EINVAL with o failed. */
@@ -407,6 +443,7 @@ static void cmd_fault(int argc, char **argv, struct emu_ctl_out *o)
 const struct emu_ctl_cmd emu_ctl_cmds[] = {
 	{ "info", "", cmd_info },
 	{ "port", "DEVICE/PORT KEY=VALUE...", cmd_port },
+	{ "flap", "DEVICE/PORT MICROSECONDS", cmd_flap },
 	{ "gid", "DEVICE/PORT add|del ADDRESS", cmd_gid },
 	{ "event", "KIND QPN|SRQN|DEVICE/PORT [DEVICE]", cmd_event },
 	{ "fault", "add RULE | del NAME | list", cmd_fault },

@@ -15,6 +15,7 @@
 #include "emu/ctl.h"
 #include "emu/inject.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/mr.h"
 #include "emu/netlink.h"
 #include "emu/qp.h"
@@ -162,6 +163,23 @@ static void bind_failed(FILE *errf, struct emu_port *port, const char *what,
 	report(errf, &port->dev->cfg, port->num, what, -rc);
 }
 
+/* An InfiniBand port: its GID is the link-local one of its GUID (no IP
+ * address in the table, as on an IB HCA), its LID the subnet's. */
+static int port_join_subnet(struct emu_port *port, FILE *errf)
+{
+	uint8_t gid[16];
+	int rc;
+
+	emu_subnet_port_gid(port, gid);
+	rc = emu_gid_table_set_static(&port->gids, 0, gid, IBV_GID_TYPE_IB,
+				      0);
+	if (rc) {
+		report(errf, &port->dev->cfg, port->num, "port GID", rc);
+		return -rc;
+	}
+	return emu_subnet_join(port, errf);
+}
+
 static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 {
 	const struct emu_port_config *pc = &port->cfg;
@@ -203,6 +221,8 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 		return rc;
 	}
 	port->ndev_ifindex = ifindex_of_addr(&port->ep.addr);
+	if (pc->link_layer == IBV_LINK_LAYER_INFINIBAND)
+		return port_join_subnet(port, errf);
 	/* Static GIDs may have taken every pair: a port that cannot name
 	 * its own address is unusable, so say so rather than limp on. */
 	if (!emu_gid_table_add_addr(&port->gids, &port->ep.addr,
@@ -224,6 +244,7 @@ static int port_init(struct emu_device *dev, uint32_t num, FILE *errf)
 	port->num = num;
 	port->cfg = dev->cfg.ports[num - 1];
 	port->ep.fd = -1;
+	pthread_mutex_init(&port->sn.lock, NULL);
 	atomic_store(&port->state, port->cfg.active ? IBV_PORT_ACTIVE :
 						      IBV_PORT_DOWN);
 	rc = emu_gid_table_init(&port->gids, num, port->cfg.gid_tbl_len);
@@ -247,6 +268,7 @@ static int port_init(struct emu_device *dev, uint32_t num, FILE *errf)
 
 static void port_fini(struct emu_port *port)
 {
+	emu_subnet_leave(port);
 	if (port->nl)
 		emu_nl_close(port->nl);
 	port->nl = NULL;
@@ -545,6 +567,9 @@ void emu_context_close(struct emu_context *ctx)
 		engine_down(dev);
 	}
 	pthread_mutex_unlock(&dev->lock);
+	/* Objects left open lose their handles with it, as the kernel's
+	 * file takes its objects along when it is closed. */
+	emu_handle_forget(ctx);
 	emu_async_fini(&ctx->async);
 	free(ctx);
 	emu_ctl_device_closed();

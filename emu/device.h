@@ -13,6 +13,7 @@
 #include "emu/config.h"
 #include "emu/gid.h"
 #include "emu/numtab.h"
+#include "emu/subnet.h"
 #include "emu/tport.h"
 #include "net/endpoint.h"
 
@@ -36,6 +37,9 @@ struct emu_port {
 	/* Its QP1 (the GSI), outside dev->qps: every port has its own QP
 	 * number 1 (emu/qp.c). */
 	struct emu_qp *gsi;
+	/* An InfiniBand port's LID, and its view of the subnet. */
+	uint16_t lid;
+	struct emu_subnet_cache sn;
 };
 
 /* Per-open state: what ibv_open_device returns, through vctx.context. */

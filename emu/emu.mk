@@ -9,6 +9,7 @@ libemucore_la_SOURCES = \
 	emu/speed.c emu/speed.h \
 	emu/gid.c emu/gid.h \
 	emu/netlink.c emu/netlink.h \
+	emu/handle.c emu/handle.h \
 	emu/mr.c emu/mr.h emu/pd.h \
 	emu/mw.c emu/mw.h \
 	emu/ah.c emu/ah.h \
@@ -24,7 +25,7 @@ libemucore_la_SOURCES = \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \
 	emu/counters.c emu/counters.h \
-	emu/ctl.c emu/ctl.h emu/ctl_cmd.c \
+	emu/ctl.c emu/ctl.h emu/ctl_cmd.c emu/subnet.c emu/subnet.h \
 	emu/ctl_stats.c emu/ctl_stats.h
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \

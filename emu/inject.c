@@ -25,6 +25,7 @@ struct emu_fault_held {
 	uint32_t len;
 	/* tx: where it goes; rx: what recvmsg said of it. */
 	uint8_t sock;
+	uint8_t tclass;
 	uint16_t dport;
 	bool has_src;
 	struct emu_udp_pkt u;		/* rx: its data points at data */
@@ -341,7 +342,7 @@ static void release_one(struct emu_tport *tp, struct emu_fault_held *h)
 		memcpy(b, h->data, h->len);
 		emu_link_send(&tp->link, emu_now_ns(), h->sock,
 			      h->has_src ? &h->src : NULL, &h->dst, h->dport,
-			      b, h->len, NULL, 0, 0);
+			      h->tclass, b, h->len, NULL, 0, 0);
 	} else {
 		h->u.data = h->data;
 		emu_rx_one(tp, &h->u);
@@ -475,9 +476,9 @@ static void count_action(struct emu_tport *tp, uint8_t dir, uint32_t qpn,
 
 void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, unsigned int sock, uint8_t *buf,
-		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
-		   uint32_t tail_len)
+		   uint16_t dport, uint8_t tclass, unsigned int sock,
+		   uint8_t *buf, uint32_t hdr_len, const struct iovec *pay,
+		   unsigned int npay, uint32_t tail_len)
 {
 	struct emu_fault_pkt p = {
 		.dir = EMU_FAULT_TX, .qpn = qpn, .peer = dst, .bth = buf,
@@ -496,7 +497,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	r = first_acting(tp, &p);
 	if (!r) {
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
-			      buf, hdr_len, pay, npay, tail_len);
+			      tclass, buf, hdr_len, pay, npay, tail_len);
 		release(tp, EMU_FAULT_TX, 0, true);
 		return;
 	}
@@ -513,7 +514,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	switch (r->action) {
 	case EMU_FAULT_DUPLICATE:
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
-			      buf, len, NULL, 0, 0);
+			      tclass, buf, len, NULL, 0, 0);
 		b2 = emu_udp_tx_buf(&tp->udp);
 		memmove(b2, buf, len);
 		buf = b2;
@@ -524,6 +525,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		if (!h)
 			break;
 		h->sock = (uint8_t)sock;
+		h->tclass = tclass;
 		h->dport = dport;
 		h->has_src = src != NULL;
 		if (src)
@@ -542,8 +544,8 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	}
 	if (r->action != EMU_FAULT_DELAY && r->action != EMU_FAULT_REORDER)
 		count_action(tp, EMU_FAULT_TX, qpn, r->action);
-	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, buf,
-		      len, NULL, 0, 0);
+	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, tclass,
+		      buf, len, NULL, 0, 0);
 	release(tp, EMU_FAULT_TX, 0, true);
 }
 
@@ -624,6 +626,8 @@ struct add_call {
 	char *err;
 	size_t errlen;
 	int rc;
+	bool from_now;			/* at= counts from now */
+	uint64_t now_ns;
 };
 
 static void do_add(void *arg)
@@ -638,17 +642,29 @@ static void do_add(void *arg)
 		c->rc = EINVAL;
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (c->from_now && emu_fault_is_event(&tmp[i]))
+			tmp[i].at_ns += c->now_ns - s->t0_ns;
 		keep(s, s->n++, &tmp[i]);
+	}
 	if (s->started)
 		sched_arm(s);
 	c->rc = 0;
 }
 
+int emu_inject_add_from_now(struct emu_device *dev, const char *line,
+			    char *err, size_t errlen)
+{
+	struct add_call c = { dev, line, err, errlen, 0, true, emu_now_ns() };
+
+	emu_device_run(dev, do_add, &c);
+	return c.rc;
+}
+
 int emu_inject_add(struct emu_device *dev, const char *line, char *err,
 		   size_t errlen)
 {
-	struct add_call c = { dev, line, err, errlen, 0 };
+	struct add_call c = { dev, line, err, errlen, 0, false, 0 };
 
 	emu_device_run(dev, do_add, &c);
 	return c.rc;

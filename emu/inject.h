@@ -67,9 +67,9 @@ static inline bool emu_inject_active(const struct emu_fault_set *s)
  * rule that acts, else sent as it is. qpn is the sending QP's. */
 void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, unsigned int sock, uint8_t *buf,
-		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
-		   uint32_t tail_len);
+		   uint16_t dport, uint8_t tclass, unsigned int sock,
+		   uint8_t *buf, uint32_t hdr_len, const struct iovec *pay,
+		   unsigned int npay, uint32_t tail_len);
 /* Handle a received packet through the rules: dropped, held, handled
  * twice, corrupted or truncated in place first, or handled as it is. */
 void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u);
@@ -82,6 +82,10 @@ void emu_inject_release(struct emu_tport *tp, uint64_t now_ns);
 int emu_inject_add(struct emu_device *dev, const char *line, char *err,
 		   size_t errlen);
 int emu_inject_del(struct emu_device *dev, const char *name);
+/* The same, with the events' at= counting from now rather than from the
+ * device's start (a port that comes back up in 150 ms). */
+int emu_inject_add_from_now(struct emu_device *dev, const char *line,
+			    char *err, size_t errlen);
 /* Do the events of a line now ("qp_fatal qpn=N at=0ms", the grammar of
  * event rules), without keeping them: 0, EINVAL for a line that is not
  * all events, ENOENT when one had nothing to act on; why in err. */

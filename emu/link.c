@@ -34,6 +34,7 @@ struct emu_link_pkt {
 	uint32_t len;
 	uint16_t dport;
 	uint8_t sock;
+	uint8_t tclass;
 	bool has_src;
 	struct in6_addr src, dst;
 };
@@ -148,7 +149,8 @@ static void arm(struct emu_link *l, uint64_t now_ns)
 
 static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 		 const struct in6_addr *src, const struct in6_addr *dst,
-		 uint16_t dport, const uint8_t *buf, uint32_t hdr_len,
+		 uint16_t dport, uint8_t tclass, const uint8_t *buf,
+		 uint32_t hdr_len,
 		 const struct iovec *pay, unsigned int npay, uint32_t tail_len)
 {
 	struct emu_link_pkt *p;
@@ -187,6 +189,7 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 	p->release_ns = release_ns;
 	p->sock = (uint8_t)sock;
 	p->dport = dport;
+	p->tclass = tclass;
 	p->has_src = src != NULL;
 	if (src)
 		p->src = *src;
@@ -198,8 +201,8 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 
 void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, uint8_t *buf, uint32_t hdr_len,
-		   const struct iovec *pay, unsigned int npay,
+		   uint16_t dport, uint8_t tclass, uint8_t *buf,
+		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
 		   uint32_t tail_len)
 {
 	uint64_t start_ns = now_ns, release, tx = 0;
@@ -207,6 +210,7 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 	unsigned int i;
 
 	if (!emu_link_shaped(l)) {
+		emu_udp_tx_tclass(l->udp, tclass);
 		emu_udp_tx_queue_parts(l->udp, sock, src, dst, dport, hdr_len,
 				       pay, npay, tail_len);
 		return;
@@ -237,12 +241,13 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		release = l->last_release_ns;
 	l->last_release_ns = release;
 	if (!l->n && release <= now_ns) {
+		emu_udp_tx_tclass(l->udp, tclass);
 		emu_udp_tx_queue_parts(l->udp, sock, src, dst, dport, hdr_len,
 				       pay, npay, tail_len);
 		return;
 	}
-	if (!hold(l, release, sock, src, dst, dport, buf, hdr_len, pay, npay,
-		  tail_len)) {
+	if (!hold(l, release, sock, src, dst, dport, tclass, buf, hdr_len, pay,
+		  npay, tail_len)) {
 		/* Tail drop: the lost packet never used the wire. */
 		l->start_ps -= tx;
 		l->dropped++;
@@ -269,6 +274,7 @@ uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
 			emu_udp_tx_mark_ce(l->udp);
 			l->marked++;
 		}
+		emu_udp_tx_tclass(l->udp, p->tclass);
 		emu_udp_tx_queue(l->udp, p->sock, p->has_src ? &p->src : NULL,
 				 &p->dst, p->dport, p->len);
 		l->head = (l->head + 1) % l->cfg.limit;

@@ -65,14 +65,15 @@ void emu_link_fini(struct emu_link *l);
 /* New rate, delay or jitter from now on; what is held keeps its time. */
 void emu_link_configure(struct emu_link *l, const struct emu_link_cfg *cfg);
 
-/* Send a datagram through the link, as emu_udp_tx_queue_parts() takes it:
- * straight into the UDP batch when the link lets it leave now and nothing
- * is waiting, else copied into the queue (dropped, counted, when full).
- * now_ns is emu_now_ns(). Engine thread or a thread that entered it. */
+/* Send a datagram through the link, as emu_udp_tx_queue_parts() takes it,
+ * with traffic class tclass (emu_udp_tx_tclass): straight into the UDP
+ * batch when the link lets it leave now and nothing is waiting, else
+ * copied into the queue (dropped, counted, when full). now_ns is
+ * emu_now_ns(). Engine thread or a thread that entered it. */
 void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		   const struct in6_addr *src, const struct in6_addr *dst,
-		   uint16_t dport, uint8_t *buf, uint32_t hdr_len,
-		   const struct iovec *pay, unsigned int npay,
+		   uint16_t dport, uint8_t tclass, uint8_t *buf,
+		   uint32_t hdr_len, const struct iovec *pay, unsigned int npay,
 		   uint32_t tail_len);
 
 /* Queue everything due by now_ns into the UDP batch and flush it; returns

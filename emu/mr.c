@@ -13,6 +13,7 @@
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
@@ -52,10 +53,6 @@ struct emu_mr_table {
 	uint32_t limits[EMU_COUNT_N];
 	struct mr_slot *slots;
 };
-
-/* Handles are what a kernel's object IDs are to users: unique numbers. */
-static atomic_uint pd_handles;
-static atomic_uint mr_handles;
 
 /* Rights that make the kernel pin pages for writing (ib_access_writable). */
 #define WRITABLE_ACCESS                                                   \
@@ -442,12 +439,24 @@ int emu_mr_check_mapped(const void *addr, uint64_t length, int writable)
 	return check_protection(start, end, writable);
 }
 
-/* The range checks a kernel makes before pinning: not empty, no wrap of
- * the process range or of the iova range, within max_mr_size. */
+/*
+ * The range checks a kernel makes before pinning: some page to pin, no
+ * wrap of the process range or of the iova range, within max_mr_size.
+ * A region of no bytes is registered as mlx5 and rxe register it: the
+ * kernel pins the pages [addr, addr + length) touches, counted from the
+ * page addr is in (ib_umem_get), so length 0 pins that one page, unless
+ * addr is where a page starts: then it counts none and refuses.
+ */
 static int check_range(struct emu_device *dev, const void *addr,
 		       uint64_t length, uint64_t iova, const char *verb)
 {
-	if (!length || length > dev->cfg.limits.max_mr_size)
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!length)
+		return (uintptr_t)addr & (pg - 1) ? 0 :
+		       emu_refuse(EINVAL, "%s: length 0 at %p, where a page "
+				  "starts: no page to pin", verb, addr);
+	if (length > dev->cfg.limits.max_mr_size)
 		return emu_refuse(EINVAL, "%s: length %llu not in "
 				  "1..max_mr_size %llu", verb,
 				  (unsigned long long)length,
@@ -484,7 +493,9 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
 	if (rc)
 		return rc;
-	rc = emu_mr_check_mapped(addr, length, !!(access & WRITABLE_ACCESS));
+	/* Of a region of no bytes, the page its address is in is pinned. */
+	rc = emu_mr_check_mapped(addr, length ? length : 1,
+				 !!(access & WRITABLE_ACCESS));
 	if (rc)
 		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
 				  "mapped%s", addr, (unsigned long long)length,
@@ -502,7 +513,10 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	mr->ibv.pd = &pd->ibv;
 	mr->ibv.addr = addr;
 	mr->ibv.length = length;
-	mr->ibv.handle = atomic_fetch_add(&mr_handles, 1) + 1;
+	if (emu_handle_add(pd->ctx, EMU_OBJ_MR, &mr->ibv, &mr->ibv.handle)) {
+		free(mr);
+		return ENOMEM;
+	}
 
 	pthread_mutex_lock(&t->lock);
 	rc = slot_take(&t->mrs, &mr->index);
@@ -512,6 +526,7 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (rc) {
+		emu_handle_remove(mr->ibv.handle, &mr->ibv);
 		free(mr);
 		return emu_refuse(rc, "ibv_reg_mr: max_mr (%u) regions exist "
 				  "already", t->mrs.n);
@@ -596,6 +611,7 @@ int emu_mr_deregister(struct emu_mr *mr)
 	pthread_mutex_lock(&t->lock);
 	slot_give(&t->mrs, mr->index);
 	pthread_mutex_unlock(&t->lock);
+	emu_handle_remove(mr->ibv.handle, &mr->ibv);
 	emu_pd_put(mr->pd);
 	free(mr);
 	return 0;
@@ -706,8 +722,13 @@ struct emu_pd *emu_pd_alloc(struct emu_context *ctx)
 	}
 	pd->ctx = ctx;
 	pd->ibv.context = &ctx->vctx.context;
-	pd->ibv.handle = atomic_fetch_add(&pd_handles, 1) + 1;
 	atomic_init(&pd->users, 0);
+	if (emu_handle_add(ctx, EMU_OBJ_PD, &pd->ibv, &pd->ibv.handle)) {
+		free(pd);
+		emu_dev_count_release(ctx->dev, EMU_COUNT_PD);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return pd;
 }
 
@@ -716,6 +737,7 @@ int emu_pd_free(struct emu_pd *pd)
 	if (atomic_load(&pd->users))
 		return emu_refuse(EBUSY, "ibv_dealloc_pd: the PD is in use "
 				  "(%u objects)", atomic_load(&pd->users));
+	emu_handle_remove(pd->ibv.handle, &pd->ibv);
 	emu_dev_count_release(pd->ctx->dev, EMU_COUNT_PD);
 	free(pd);
 	return 0;

@@ -6,15 +6,12 @@
 
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
-
-/* Handles tell a window from a later one in the same slot: a bind work
- * request names its window by slot and handle (it may be gone by then). */
-static atomic_uint mw_handles;
 
 int emu_mw_alloc(struct emu_pd *pd, enum ibv_mw_type type,
 		 struct emu_mw **out)
@@ -32,11 +29,18 @@ int emu_mw_alloc(struct emu_pd *pd, enum ibv_mw_type type,
 	mw->ibv.context = pd->ibv.context;
 	mw->ibv.pd = &pd->ibv;
 	mw->ibv.type = type;
-	mw->ibv.handle = atomic_fetch_add(&mw_handles, 1) + 1;
+	/* Handles also tell a window from a later one in the same slot: a
+	 * bind work request names its window by slot and handle (it may be
+	 * gone by then), and the process's handles do not repeat soon. */
+	if (emu_handle_add(pd->ctx, EMU_OBJ_MW, &mw->ibv, &mw->ibv.handle)) {
+		free(mw);
+		return ENOMEM;
+	}
 	/* Every field is set before the table makes it visible. */
 	emu_pd_get(pd);
 	rc = emu_mr_table_add_mw(pd->ctx->dev, mw);
 	if (rc) {
+		emu_handle_remove(mw->ibv.handle, &mw->ibv);
 		emu_pd_put(pd);
 		free(mw);
 		return rc;
@@ -84,6 +88,7 @@ void emu_mw_dealloc(struct emu_mw *mw)
 	else
 		dealloc_on_engine(&c);
 	emu_mr_table_remove_mw(c.dev, mw);
+	emu_handle_remove(mw->ibv.handle, &mw->ibv);
 	emu_pd_put(mw->pd);
 	free(mw);
 }

@@ -10,11 +10,13 @@
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/pd.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
 #include "emu/transport.h"
@@ -507,6 +509,7 @@ static void do_insert(void *p)
 
 static void qp_free(struct emu_qp *qp)
 {
+	emu_handle_remove(emu_qp_ibv(qp)->handle, emu_qp_ibv(qp));
 	free(qp->held);
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
@@ -623,6 +626,10 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	ibqp->qp_type = init->qp_type;
 	ibqp->events_completed = 0;
 
+	if (emu_handle_add(ctx, EMU_OBJ_QP, ibqp, &ibqp->handle)) {
+		qp_free(qp);
+		return ENOMEM;
+	}
 	qp->db = emu_engine_doorbell(dev->engine, qp_doorbell, qp);
 	if (!qp->db) {
 		qp_free(qp);
@@ -636,7 +643,6 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		return call.rc;
 	}
 	ibqp->qp_num = qp->qpn;
-	ibqp->handle = qp->qpn;
 	qp->sock = emu_udp_sock_for(qp->qpn);
 
 	if (qp->pd)
@@ -694,7 +700,6 @@ static void reset_engines(struct emu_qp *qp)
 	qp->comp.psn = 0;
 	qp->comp.rewound = false;
 	qp->comp.retry_due = 0;
-	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.res = res;
 	qp->resp.nres = nres;
@@ -808,7 +813,14 @@ static void set_path(struct emu_qp *qp)
 			mtu = qp->dev->ports[port - 1].cfg.mtu;
 		qp->mtu = mtu;
 	}
-	if (qp->type != IBV_QPT_UD) {
+	if (qp->type != IBV_QPT_UD &&
+	    qp->dev->ports[port - 1].cfg.link_layer ==
+	    IBV_LINK_LAYER_INFINIBAND) {
+		/* Where the subnet routes the path (looked up again at
+		 * send time while it is not known). */
+		emu_subnet_path(&qp->dev->ports[port - 1], &qp->attr.ah_attr,
+				&qp->dest, &qp->src);
+	} else if (qp->type != IBV_QPT_UD) {
 		struct ibv_gid_entry e;
 
 		memcpy(&qp->dest, qp->attr.ah_attr.grh.dgid.raw,

@@ -171,7 +171,6 @@ struct emu_comp_state {
 	uint32_t psn;			/* oldest unacknowledged PSN */
 	unsigned int retry_left;
 	unsigned int rnr_left;
-	unsigned int backoff;		/* timeouts in a row, no progress */
 	uint32_t rewind_psn;		/* last rewind, to avoid repeats */
 	bool rewound;
 	uint32_t rnr_psn;		/* where to resume after the wait */

@@ -8,6 +8,7 @@
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -35,23 +36,30 @@ static uint32_t wqe_psns(struct emu_qp *qp, const struct emu_swqe *w)
 	return npkts(w->length, qp->mtu);
 }
 
-/* Before the first packet: every SGE must name memory the QP may use, so
- * a bad key fails the request as a whole (IBV_WC_LOC_PROT_ERR). */
+/*
+ * Before the first packet of what sends local memory (SEND, WRITE): every
+ * SGE must name memory the QP may read, so a bad key fails the request as
+ * a whole (IBV_WC_LOC_PROT_ERR) and nothing goes out; an HCA gathers the
+ * data as it sends, so it finds the fault before the peer sees anything.
+ * READ and atomic SGEs are where the answer lands: an HCA first touches
+ * them when the answer comes (emu/comp.c), so the request goes out, a
+ * remote fault is what the requester hears first, and an atomic is
+ * executed at the responder even when its result cannot be placed here
+ * (doc/semantics.md).
+ */
 static int check_local(struct emu_qp *qp, struct emu_swqe *w)
 {
-	unsigned int need = emu_wr_rd_atomic(w->opcode) ?
-			    IBV_ACCESS_LOCAL_WRITE : 0;
 	struct ibv_sge *sge = emu_swqe_sge(w);
 	uint8_t *p;
 	uint32_t i;
 
-	if (w->inl)
+	if (w->inl || emu_wr_rd_atomic(w->opcode))
 		return 0;
 	for (i = 0; i < w->num_sge; i++) {
 		if (!sge[i].length)
 			continue;
 		if (emu_mr_resolve_key(qp->dev, sge[i].lkey, 0, qp->pd,
-				       sge[i].addr, sge[i].length, need,
+				       sge[i].addr, sge[i].length, 0,
 				       &p) != EMU_MR_OK)
 			return IBV_WC_LOC_PROT_ERR;
 	}
@@ -93,7 +101,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	uint8_t *buf = emu_udp_tx_buf(u);
 	struct iovec pay[EMU_UDP_TX_PIECES];
 	unsigned int np;
-	uint8_t op;
+	uint8_t op, tclass;
 	int rc;
 
 	if (emu_wr_reads(w->opcode)) {
@@ -177,13 +185,27 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 
 	src = qp->type == IBV_QPT_UD ? &w->ah->src : &qp->src;
 	dst = qp->type == IBV_QPT_UD ? &w->ah->dest : &qp->dest;
+	tclass = qp->type == IBV_QPT_UD ? w->ah->attr.grh.traffic_class :
+					  qp->attr.ah_attr.grh.traffic_class;
 	if (psn_before(psn, qp->req.psn_hi))
 		EMU_CNT_EV(qp, retransmits);
-	if (np)
-		emu_tx_packet_parts(qp, src, dst, buf, wire_op_hdr_len(op),
-				    pay, np, n);
+	/* An InfiniBand path whose LID the subnet did not know yet: ask
+	 * again; still unknown, the packet is lost, as a switch drops what
+	 * it has no route for (RC retransmits, UD is gone). */
+	if (IN6_IS_ADDR_UNSPECIFIED(dst) &&
+	    qp->tp->port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND &&
+	    !emu_subnet_path(qp->tp->port, qp->type == IBV_QPT_UD ?
+			     &w->ah->attr : &qp->attr.ah_attr,
+			     (struct in6_addr *)dst, (struct in6_addr *)src))
+		emu_log(EMU_LOG_XPORT, "qp 0x%06x: no route to LID %u: "
+			"packet lost", qp->qpn, qp->type == IBV_QPT_UD ?
+			w->ah->attr.dlid : qp->attr.ah_attr.dlid);
+	else if (np)
+		emu_tx_packet_parts(qp, src, dst, tclass, buf,
+				    wire_op_hdr_len(op), pay, np, n);
 	else
-		emu_tx_packet(qp, src, dst, buf, wire_op_hdr_len(op) + n + pad);
+		emu_tx_packet(qp, src, dst, tclass, buf,
+			      wire_op_hdr_len(op) + n + pad);
 	emu_cc_sent(qp, emu_link_wire_len(wire_op_hdr_len(op) + n + pad +
 					  ICRC_LEN, IN6_IS_ADDR_V4MAPPED(dst)));
 

@@ -7,6 +7,7 @@
 #include "emu/mr.h"
 #include "emu/mw.h"
 #include "emu/qp.h"
+#include "emu/subnet.h"
 #include "emu/srq.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
@@ -37,6 +38,13 @@ static uint8_t resp_op(const struct emu_qp *qp, uint8_t opb)
 	return (qp->type == IBV_QPT_XRC_RECV ? WIRE_TP_XRC : WIRE_TP_RC) | opb;
 }
 
+/* Answers go on the QP's own path, with its traffic class, as an HCA's
+ * responder answers with the QP's address vector. */
+static uint8_t resp_tclass(const struct emu_qp *qp)
+{
+	return qp->attr.ah_attr.grh.traffic_class;
+}
+
 static uint8_t *resp_buf(struct emu_qp *qp)
 {
 	return emu_udp_tx_buf(&qp->tp->udp);
@@ -50,7 +58,8 @@ static void send_aeth(struct emu_qp *qp, uint8_t op, uint8_t syn,
 	bth_init(buf, op, false, false, 0, WIRE_DEFAULT_PKEY, dest_qpn(qp),
 		 false, psn);
 	aeth_init(buf, syn, qp->resp.msn);
-	emu_tx_packet(qp, &qp->src, &qp->dest, buf, wire_op_hdr_len(op));
+	emu_tx_packet(qp, &qp->src, &qp->dest, resp_tclass(qp), buf,
+		      wire_op_hdr_len(op));
 }
 
 static void ack_unlink(struct emu_qp *qp)
@@ -456,9 +465,9 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 		 * has no region behind it (src is NULL). */
 		piece = (struct iovec){ chunk ? (uint8_t *)src + off : NULL,
 					chunk };
-		emu_tx_packet_parts(qp, &qp->src, &qp->dest, buf,
-				    wire_op_hdr_len(op), &piece, chunk ? 1 : 0,
-				    chunk);
+		emu_tx_packet_parts(qp, &qp->src, &qp->dest, resp_tclass(qp),
+				    buf, wire_op_hdr_len(op), &piece,
+				    chunk ? 1 : 0, chunk);
 		off += chunk;
 	}
 }
@@ -519,7 +528,8 @@ static void atomic_ack(struct emu_qp *qp, uint32_t psn, uint64_t orig)
 		 false, psn);
 	aeth_init(buf, aeth_syn_ack(AETH_CREDITS_INVALID), qp->resp.msn);
 	atmack_set_orig(buf, orig);
-	emu_tx_packet(qp, &qp->src, &qp->dest, buf, wire_op_hdr_len(op));
+	emu_tx_packet(qp, &qp->src, &qp->dest, resp_tclass(qp), buf,
+		      wire_op_hdr_len(op));
 }
 
 static enum resp_res do_atomic(struct emu_qp *qp, struct emu_rx_pkt *pkt)
@@ -829,7 +839,18 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return;
 	}
 	if (40 + len > w->length) {
-		/* The WQE completes in error; a UD QP carries on. */
+		/* Too long for the receive at the head of the queue: dropped
+		 * without a word, the receive left for the next datagram, as
+		 * mlx5 and rxe (IBTA class D) drop it. From an SRQ the WQE is
+		 * taken before its size is known: it completes in error (rxe
+		 * completes it too), and the QP carries on. */
+		if (!qp->held_srq) {
+			EMU_CNT_EV(qp, resp_local_length);
+			emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: "
+				"40 + %u bytes do not fit the %u of the "
+				"receive", qp->qpn, len, w->length);
+			return;
+		}
 		recv_error(qp, w, IBV_WC_LOC_LEN_ERR);
 		return;
 	}
@@ -854,6 +875,11 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	 * (1 IPv6, 2 IPv4). UCX's ud_verbs reads the destination GID out of
 	 * the GRH area according to it (doc/ucx.md). */
 	wc.sl = 0x8 | (IN6_IS_ADDR_V4MAPPED(&pkt->u->src) ? 0x2 : 0x1);
+	/* On InfiniBand: service level 0, and the sender's LID. */
+	if (qp->tp->port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		wc.sl = 0;
+		wc.slid = emu_subnet_lid_of(qp->tp->port, &pkt->u->src);
+	}
 	if (wire_op_has(pkt->opcode, WIRE_F_IMMDT)) {
 		wc.imm_data = immdt_imm_be(pkt->w.hdr);
 		wc.wc_flags |= IBV_WC_WITH_IMM;

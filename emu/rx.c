@@ -108,8 +108,10 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	     emu_qp_lookup(tp->port->dev, bth_qpn(pkt.w.hdr));
 	if (!qp || !(pkt.w.info->qpt & qpt_bit(qp->type)) || qp->tp != tp) {
 		c->rx_bad_qpn++;
-		DROP(!qp ? "no such QP" : qp->tp != tp ? "QP of another port" :
-			   "opcode not of the QP's transport");
+		DROP(!qp ? "no such QP" :
+		     !qp->tp ? "QP in RESET, never brought to INIT" :
+		     qp->tp != tp ? "QP of another port" :
+		     "opcode not of the QP's transport");
 		return;
 	}
 	/* A connected QP hears only its peer. */

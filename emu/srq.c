@@ -9,6 +9,7 @@
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/pd.h"
 #include "emu/srq.h"
@@ -72,6 +73,7 @@ static void do_remove(void *p)
 
 static void srq_free(struct emu_srq *srq)
 {
+	emu_handle_remove(srq->ibv.handle, &srq->ibv);
 	emu_tm_destroy(srq);
 	free(srq->rq.slots);
 	pthread_spin_destroy(&srq->rq.lock);
@@ -111,8 +113,9 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	srq->type = attr->type;
 	srq->max_sge = max_sge;
 	srq->max_wr = max_wr;
-	if (attr->type == IBV_SRQT_TM &&
-	    emu_tm_create(srq, attr->max_num_tags, attr->max_ops)) {
+	if ((attr->type == IBV_SRQT_TM &&
+	     emu_tm_create(srq, attr->max_num_tags, attr->max_ops)) ||
+	    emu_handle_add(ctx, EMU_OBJ_SRQ, &srq->ibv, &srq->ibv.handle)) {
 		srq_free(srq);
 		return ENOMEM;
 	}
@@ -128,7 +131,6 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	srq->ibv.context = &ctx->vctx.context;
 	srq->ibv.srq_context = attr->srq_context;
 	srq->ibv.pd = &attr->pd->ibv;
-	srq->ibv.handle = srq->srqn;
 	emu_pd_get(srq->pd);
 	if (srq->cq)
 		emu_cq_get(srq->cq);

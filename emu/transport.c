@@ -405,9 +405,10 @@ void emu_transport_flush_device(struct emu_device *dev)
 }
 
 void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
-			 const struct in6_addr *dst, uint8_t *buf,
-			 uint32_t hdr_len, const struct iovec *pay,
-			 unsigned int npay, uint32_t pay_len)
+			 const struct in6_addr *dst, uint8_t tclass,
+			 uint8_t *buf, uint32_t hdr_len,
+			 const struct iovec *pay, unsigned int npay,
+			 uint32_t pay_len)
 {
 	struct emu_tport *tp = qp->tp;
 	uint16_t sport = emu_udp_sport(&tp->udp, qp->sock);
@@ -454,16 +455,17 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	emu_cnt_add(&tp->cnt.tx, &cp);
 	if (emu_inject_active(&emu_transport_of(qp->dev)->faults))
 		emu_inject_tx(tp, qp->qpn, src, dst, tp->port->ep.port,
-			      qp->sock, buf, hdr_len, pay, npay,
+			      tclass, qp->sock, buf, hdr_len, pay, npay,
 			      pad + ICRC_LEN);
 	else
 		emu_link_send(&tp->link, emu_now_ns(), qp->sock, src, dst,
-			      tp->port->ep.port, buf, hdr_len, pay, npay,
-			      pad + ICRC_LEN);
+			      tp->port->ep.port, tclass, buf, hdr_len, pay,
+			      npay, pad + ICRC_LEN);
 }
 
 void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
-		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len)
+		   const struct in6_addr *dst, uint8_t tclass, uint8_t *buf,
+		   uint32_t ib_len)
 {
-	emu_tx_packet_parts(qp, src, dst, buf, ib_len, NULL, 0, 0);
+	emu_tx_packet_parts(qp, src, dst, tclass, buf, ib_len, NULL, 0, 0);
 }

@@ -107,9 +107,12 @@ void emu_comp_arm(struct emu_qp *qp);
 /* Build the UDP/IP-level frame around an IB packet of ib_len bytes (BTH
  * through pad) at buf and queue it: ICRC, pseudo header, destination.
  * src is the address of the path's source GID (the AH's for UD), used
- * when the endpoint is a wildcard (a netdev-bound port). */
+ * when the endpoint is a wildcard (a netdev-bound port); tclass the
+ * path's GRH traffic class, which becomes the IP header's (its DSCP:
+ * emu_udp_tx_tclass). */
 void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
-		   const struct in6_addr *dst, uint8_t *buf, uint32_t ib_len);
+		   const struct in6_addr *dst, uint8_t tclass, uint8_t *buf,
+		   uint32_t ib_len);
 /* The same for a packet whose payload (pay_len bytes in the npay pieces at
  * pay, at most EMU_UDP_TX_PIECES) stays in memory registered with the
  * device: buf holds the hdr_len bytes of headers, and gets the pad and the
@@ -118,8 +121,9 @@ void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
  * leaves the device only after a flush (emu/mr.c), and only a reliable
  * QP's send buffer stays untouched until the peer has acknowledged it. */
 void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
-			 const struct in6_addr *dst, uint8_t *buf,
-			 uint32_t hdr_len, const struct iovec *pay,
-			 unsigned int npay, uint32_t pay_len);
+			 const struct in6_addr *dst, uint8_t tclass,
+			 uint8_t *buf, uint32_t hdr_len,
+			 const struct iovec *pay, unsigned int npay,
+			 uint32_t pay_len);
 
 #endif

@@ -761,6 +761,12 @@ static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
 		     const struct in6_addr *src, const struct in6_addr *dst,
 		     uint16_t dport)
 {
+	bool ce = u->tx_ce;
+	uint8_t tclass = u->tx_tclass;
+
+	/* Both are for this datagram, sent or not. */
+	u->tx_ce = false;
+	u->tx_tclass = 0;
 	memset(mh, 0, sizeof(*mh));
 	memset(name, 0, sizeof(*name));
 	if (u->family == AF_INET) {
@@ -786,12 +792,11 @@ static bool fill_msg(struct emu_udp *u, struct msghdr *mh,
 		mh->msg_control = ctl;
 		mh->msg_controllen = put_src(ctl, src);
 	}
-	if (u->tx_ce) {
+	if (ce || tclass) {
 		struct cmsghdr *c;
-		int tos = ECN_CE;
+		int tos = tclass | (ce ? ECN_CE : ECN_ECT0);
 		bool v4 = IN6_IS_ADDR_V4MAPPED(dst);
 
-		u->tx_ce = false;
 		mh->msg_control = ctl;
 		c = (struct cmsghdr *)(ctl + mh->msg_controllen);
 		memset(c, 0, CMSG_SPACE(sizeof(tos)));

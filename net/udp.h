@@ -100,6 +100,7 @@ struct emu_udp {
 	uint8_t *tx_gctl;
 
 	bool tx_ce;			/* the next datagram queued: CE */
+	uint8_t tx_tclass;		/* ... and its traffic class */
 	uint64_t tx_packets, tx_bytes, tx_dropped;
 	uint64_t rx_joined;		/* GRO datagrams of several packets */
 };
@@ -162,6 +163,15 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 static inline void emu_udp_tx_mark_ce(struct emu_udp *u)
 {
 	u->tx_ce = true;
+}
+
+/* The next datagram queued carries traffic class tclass in its IPv4 TOS
+ * or IPv6 traffic class, where the others carry 0: its DSCP, that is, for
+ * the low two bits are ECN's (ECT(0), or CE as above) whatever tclass
+ * says, as a RoCE NIC marks them. */
+static inline void emu_udp_tx_tclass(struct emu_udp *u, uint8_t tclass)
+{
+	u->tx_tclass = tclass & 0xfc;
 }
 
 /* Something queued and not yet sent. */

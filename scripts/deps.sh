@@ -21,6 +21,8 @@ TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"
 # (rdmacm.sh) and the libfabric verbs provider's fi_info; the symbol test
 # also reads libfabric1, libucx0 and librdmacm1, which these pull in.
 TEST_PKGS="$TEST_PKGS librdmacm-dev rdmacm-utils libfabric-bin"
+# qperf: a program that addresses peers by LID alone (tests/integration/ib.sh).
+TEST_PKGS="$TEST_PKGS qperf"
 # A terminal for emuverbs top to draw in and be driven through (top.sh).
 TEST_PKGS="$TEST_PKGS tmux"
 

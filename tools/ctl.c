@@ -22,7 +22,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: emuverbs ps\n"
-	      "       emuverbs port TARGET DEV/PORT down|up\n"
+	      "       emuverbs port TARGET DEV/PORT down|up|flap TIME\n"
 	      "       emuverbs speed TARGET DEV/PORT SPEED [WIDTH]\n"
 	      "       emuverbs latency TARGET DEV/PORT TIME [JITTER "
 	      "[constant|uniform|normal]]\n"
@@ -124,7 +124,11 @@ static char *request_of(const char *cmd, int argc, char **argv)
 	int i;
 
 	line[0] = '\0';
-	if (!strcmp(cmd, "port")) {
+	if (!strcmp(cmd, "port") && argc == 3 && !strcmp(argv[1], "flap")) {
+		if (time_us(argv[2], &lat))
+			return NULL;
+		snprintf(line, sizeof(line), "flap %s %lu", argv[0], lat);
+	} else if (!strcmp(cmd, "port")) {
 		if (argc != 2 || (strcmp(argv[1], "down") &&
 				  strcmp(argv[1], "up") &&
 				  strcmp(argv[1], "active")))
@@ -167,6 +171,7 @@ static char *request_of(const char *cmd, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct ctl_target t[256];
+	int fds[256], errs[256];
 	const char *cmd = argc > 1 ? argv[1] : "";
 	char *line, *r;
 	int i, n, status = 0;
@@ -194,8 +199,13 @@ int main(int argc, char **argv)
 			"emulated device open matches %s\n", argv[2]);
 		return 1;
 	}
+	/* Every target is asked before any answer is read: a port that
+	 * goes down "all" over goes down everywhere at once, not one
+	 * process after another. */
+	for (i = 0; i < n; i++)
+		fds[i] = ctl_send(&t[i], line, &errs[i]);
 	for (i = 0; i < n; i++) {
-		r = ctl_request(&t[i], line, &ok);
+		r = ctl_reply(fds[i], errs[i], &ok);
 		if (!r) {
 			fprintf(stderr, "emuverbs: out of memory\n");
 			return 1;

@@ -24,4 +24,10 @@ int ctl_targets(const char *target, struct ctl_target *out, int max);
  */
 char *ctl_request(const struct ctl_target *t, const char *line, bool *ok);
 
+/* The two halves of ctl_request, so that one request reaches several
+ * targets at once: ctl_send connects and sends (the socket, or -1 and
+ * *err), ctl_reply reads what it answered (or says why not) and closes. */
+int ctl_send(const struct ctl_target *t, const char *line, int *err);
+char *ctl_reply(int fd, int err, bool *ok);
+
 #endif

@@ -68,34 +68,44 @@ int ctl_targets(const char *target, struct ctl_target *out, int max)
 	return n;
 }
 
-char *ctl_request(const struct ctl_target *t, const char *line, bool *ok)
+int ctl_send(const struct ctl_target *t, const char *line, int *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap), *b;
-	ssize_t r;
 	int fd;
 
-	*ok = false;
-	if (!buf)
-		return NULL;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	memcpy(sa.sun_path, t->path, sizeof(t->path));
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(buf, cap, "error: cannot connect: %s\n",
-			 strerror(errno));
+		*err = errno;
 		if (fd >= 0)
 			close(fd);
-		return buf;
+		return -1;
 	}
-	if (send(fd, line, strlen(line), MSG_NOSIGNAL) < 0 ||
-	    send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
-		snprintf(buf, cap, "error: cannot send: %s\n",
-			 strerror(errno));
-		close(fd);
-		return buf;
-	}
+	/* A server that refuses us closes before it reads, and its reason
+	 * is still there to read: a failed send is not the end. */
+	if (send(fd, line, strlen(line), MSG_NOSIGNAL) >= 0)
+		(void)send(fd, "\n", 1, MSG_NOSIGNAL);
 	shutdown(fd, SHUT_WR);
+	return fd;
+}
+
+char *ctl_reply(int fd, int err, bool *ok)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *b;
+	ssize_t r;
+
+	*ok = false;
+	if (!buf) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (fd < 0) {
+		snprintf(buf, cap, "error: cannot connect: %s\n",
+			 strerror(err));
+		return buf;
+	}
 	for (;;) {
 		if (len + 1 >= cap) {
 			b = realloc(buf, cap * 2);
@@ -122,3 +132,9 @@ char *ctl_request(const struct ctl_target *t, const char *line, bool *ok)
 	return buf;
 }
 
+char *ctl_request(const struct ctl_target *t, const char *line, bool *ok)
+{
+	int err = 0, fd = ctl_send(t, line, &err);
+
+	return ctl_reply(fd, err, ok);
+}

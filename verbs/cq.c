@@ -8,6 +8,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 static uint32_t max_cqe(struct ibv_context *context)
@@ -207,6 +208,29 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return verbs_ret(rc);
 }
 
+/*
+ * A CQ whose handle names nothing is refused, where mlx5 arms it anyway
+ * (the doorbell needs no handle, so nothing checks it): the kernel's own
+ * command, which rxe's provider sends, finds no such CQ and answers
+ * EINVAL, and a program that corrupted or mixed up its CQ learns it here
+ * rather than by waiting for an event that cannot come (doc/semantics.md).
+ * A CQ without a completion channel arms as mlx5 and the kernel arm it:
+ * it succeeds, and no event can follow.
+ */
+int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	int rc;
+
+	if (!cq)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_req_notify_cq: cq is "
+					    "NULL"));
+	rc = verbs_obj_find_wr(cq->context, cq->handle, EMU_OBJ_CQ, cq,
+			       "ibv_req_notify_cq", "cq");
+	if (rc)
+		return verbs_ret(rc);
+	return emu_cq_req_notify(cq, solicited_only);
+}
+
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
 	int rc;
@@ -214,6 +238,10 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	if (!cq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_cq: cq is "
 					    "NULL"));
+	rc = verbs_obj_find(cq->context, cq->handle, EMU_OBJ_CQ, cq,
+			    "ibv_destroy_cq", "cq");
+	if (rc)
+		return verbs_ret(rc);
 	rc = -emu_cq_destroy(to_emu_cq(cq));
 	if (rc == EBUSY)
 		emu_log(EMU_LOG_VERBS, "ibv_destroy_cq: QPs or SRQs still use "

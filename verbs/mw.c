@@ -9,6 +9,7 @@
 #include "emu/pd.h"
 #include "emu/qp.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
@@ -16,8 +17,15 @@ struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	struct emu_mw *mw;
 	int rc;
 
-	rc = pd ? emu_mw_alloc(to_emu_pd(pd), type, &mw) :
-		  emu_refuse(EINVAL, "ibv_alloc_mw: pd is NULL");
+	if (!pd)
+		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_mw: pd is "
+					     "NULL"));
+	/* The kernel's command goes through write(): EINVAL for any PD
+	 * its handle does not name. */
+	rc = verbs_obj_find_wr(pd->context, pd->handle, EMU_OBJ_PD, pd,
+			       "ibv_alloc_mw", "pd");
+	if (!rc)
+		rc = emu_mw_alloc(to_emu_pd(pd), type, &mw);
 	if (rc)
 		return verbs_null(rc);
 	return &mw->ibv;
@@ -26,9 +34,15 @@ struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 /* A bound window may go: deallocation unbinds it (ibv_alloc_mw(3)). */
 int emu_verbs_dealloc_mw(struct ibv_mw *mw)
 {
+	int rc;
+
 	if (!mw)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_mw: mw is "
 					    "NULL"));
+	rc = verbs_obj_find(mw->context, mw->handle, EMU_OBJ_MW, mw,
+			    "ibv_dealloc_mw", "mw");
+	if (rc)
+		return verbs_ret(rc);
 	emu_mw_dealloc(to_emu_mw(mw));
 	return 0;
 }

@@ -19,8 +19,7 @@ void emu_verbs_init_context(struct emu_context *ctx);
 void emu_verbs_set_ops(struct verbs_context *vctx);
 
 /* verbs/query.c; the exported ibv_query_device and ibv_query_port fill the
- * legacy ctx->ops slots, and emu/cq.h's emu_cq_poll and emu_cq_req_notify
- * the polling ones. */
+ * legacy ctx->ops slots, and emu/cq.h's emu_cq_poll the polling one. */
 int emu_verbs_query_port(struct ibv_context *context, uint8_t port_num,
 			 struct ibv_port_attr *attr, size_t attr_len);
 int emu_verbs_query_device_ex(struct ibv_context *context,
@@ -31,6 +30,7 @@ int emu_verbs_query_device_ex(struct ibv_context *context,
 /* verbs/cq.c */
 struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *ia);
+int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 /* verbs/qp.c */
 int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,

@@ -10,6 +10,7 @@
 #include "emu/mr.h"
 #include "emu/pd.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 
 /* The header turns these into inline selectors; we define the symbols. */
 #undef ibv_reg_mr
@@ -72,10 +73,16 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	int rc;
+
 	if (!pd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_pd: pd is "
 					    "NULL"));
-	return verbs_ret(emu_pd_free(to_emu_pd(pd)));
+	rc = verbs_obj_find(pd->context, pd->handle, EMU_OBJ_PD, pd,
+			    "ibv_dealloc_pd", "pd");
+	if (!rc)
+		rc = emu_pd_free(to_emu_pd(pd));
+	return verbs_ret(rc);
 }
 
 /* ---- memory regions ---------------------------------------------------- */
@@ -88,10 +95,11 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 
 	if (!pd)
 		rc = emu_refuse(EINVAL, "ibv_reg_mr: pd is NULL");
-	else if (!length)
-		rc = emu_refuse(EINVAL, "ibv_reg_mr: length 0");
 	else
 		rc = check_access(access, "ibv_reg_mr");
+	if (!rc)
+		rc = verbs_obj_find_wr(pd->context, pd->handle, EMU_OBJ_PD, pd,
+				       "ibv_reg_mr", "pd");
 	if (rc)
 		return verbs_null(rc);
 	/* As rdma-core: the range is marked for fork handling first, and
@@ -196,6 +204,10 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!mr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dereg_mr: mr is "
 					    "NULL"));
+	rc = verbs_obj_find(mr->context, mr->handle, EMU_OBJ_MR, mr,
+			    "ibv_dereg_mr", "mr");
+	if (rc)
+		return verbs_ret(rc);
 	addr = mr->addr;
 	length = mr->length;
 	rc = emu_mr_deregister(to_emu_mr(mr));
@@ -215,7 +227,10 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	if (!pd || !attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_ah: pd or "
 					     "attr is NULL"));
-	rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
+	rc = verbs_obj_find_wr(pd->context, pd->handle, EMU_OBJ_PD, pd,
+			       "ibv_create_ah", "pd");
+	if (!rc)
+		rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
 	if (rc)
 		return verbs_null(rc);
 	return &ah->ibv;
@@ -223,9 +238,15 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 
 int ibv_destroy_ah(struct ibv_ah *ah)
 {
+	int rc;
+
 	if (!ah)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_ah: ah is "
 					    "NULL"));
+	rc = verbs_obj_find(ah->context, ah->handle, EMU_OBJ_AH, ah,
+			    "ibv_destroy_ah", "ah");
+	if (rc)
+		return verbs_ret(rc);
 	emu_ah_destroy(to_emu_ah(ah));
 	return 0;
 }

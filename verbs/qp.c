@@ -12,6 +12,7 @@
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 /* What this device builds on top of the checks in emu/qp_attr.c: a QP
@@ -46,6 +47,34 @@ static int create_supported(struct ibv_context *context,
 	return 0;
 }
 
+/*
+ * The objects the QP is made of must be what their handles name in the
+ * QP's context. The kernel takes a QP's creation through ioctl (rdma-core
+ * tries it first), whose lookups answer ENOENT, or EINVAL for an object
+ * of another type; the same order as its attributes: PD, CQs, SRQ.
+ */
+static int find_parts(struct ibv_context *context,
+		      const struct ibv_qp_init_attr_ex *init)
+{
+	static const char verb[] = "ibv_create_qp";
+	int rc = 0;
+
+	if (init->qp_type == IBV_QPT_XRC_RECV)
+		return 0;
+	rc = verbs_obj_find(context, init->pd->handle, EMU_OBJ_PD, init->pd,
+			    verb, "pd");
+	if (!rc && init->send_cq)
+		rc = verbs_obj_find(context, init->send_cq->handle, EMU_OBJ_CQ,
+				    init->send_cq, verb, "send_cq");
+	if (!rc && init->recv_cq && init->qp_type != IBV_QPT_XRC_SEND)
+		rc = verbs_obj_find(context, init->recv_cq->handle, EMU_OBJ_CQ,
+				    init->recv_cq, verb, "recv_cq");
+	if (!rc && init->srq && init->qp_type != IBV_QPT_XRC_SEND)
+		rc = verbs_obj_find(context, init->srq->handle, EMU_OBJ_SRQ,
+				    init->srq, verb, "srq");
+	return rc;
+}
+
 /* gsi_port: 0, or the port whose QP1 this is. */
 static struct ibv_qp *create(struct ibv_context *context,
 			     struct ibv_qp_init_attr_ex *init, uint8_t gsi_port)
@@ -57,6 +86,8 @@ static struct ibv_qp *create(struct ibv_context *context,
 	rc = emu_qp_init_attr_check(ctx->dev, init);
 	if (!rc)
 		rc = create_supported(context, init);
+	if (!rc)
+		rc = find_parts(context, init);
 	if (!rc)
 		rc = gsi_port ? emu_qp_create_gsi(ctx, init, gsi_port, &qp) :
 				emu_qp_create(ctx, init, &qp);
@@ -121,31 +152,49 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
 	return create(context, init, 0);
 }
 
+/* Modify and query reach the kernel through write(), whose lookups
+ * answer EINVAL whatever went wrong. */
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
+	int rc;
+
 	if (!qp || !attr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_modify_qp: qp or attr "
 					    "is NULL"));
-	return verbs_ret(emu_qp_modify(to_emu_qp(qp), attr, attr_mask));
+	rc = verbs_obj_find_wr(qp->context, qp->handle, EMU_OBJ_QP, qp,
+			       "ibv_modify_qp", "qp");
+	if (!rc)
+		rc = emu_qp_modify(to_emu_qp(qp), attr, attr_mask);
+	return verbs_ret(rc);
 }
 
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr)
 {
+	int rc;
+
 	if (!qp || !attr || !init_attr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_query_qp: qp, attr or "
 					    "init_attr is NULL"));
-	return verbs_ret(emu_qp_query(to_emu_qp(qp), attr, attr_mask,
-				      init_attr));
+	rc = verbs_obj_find_wr(qp->context, qp->handle, EMU_OBJ_QP, qp,
+			       "ibv_query_qp", "qp");
+	if (!rc)
+		rc = emu_qp_query(to_emu_qp(qp), attr, attr_mask, init_attr);
+	return verbs_ret(rc);
 }
 
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct emu_qp *eqp;
+	int rc;
 
 	if (!qp)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_qp: qp is "
 					    "NULL"));
+	rc = verbs_obj_find(qp->context, qp->handle, EMU_OBJ_QP, qp,
+			    "ibv_destroy_qp", "qp");
+	if (rc)
+		return verbs_ret(rc);
 	eqp = to_emu_qp(qp);
 	if (atomic_load(&eqp->flows))
 		return verbs_ret(emu_refuse(EBUSY, "ibv_destroy_qp: flows "

@@ -1,6 +1,7 @@
 /* Front end of shared receive queues, XRC domains and ibv_open_qp: the
  * argument checks and errno conventions; the objects live in emu/srq.c. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "emu/srq.h"
 #include "emu/tm.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 #define SRQ_INIT_KNOWN (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |	\
@@ -80,6 +82,23 @@ static int create_check(struct ibv_context *context,
 	return caps_check(emu_ctx(context), &a->attr);
 }
 
+/* The PD, and the CQ of an XRC or TM SRQ, must be what their handles name
+ * on context: the kernel takes an SRQ's creation through ioctl, whose
+ * lookups answer ENOENT (EINVAL for an object of another type). */
+static int find_parts(struct ibv_context *context,
+		      const struct ibv_srq_init_attr_ex *a, bool with_cq)
+{
+	static const char verb[] = "ibv_create_srq";
+	int rc;
+
+	rc = verbs_obj_find(context, a->pd->handle, EMU_OBJ_PD, a->pd, verb,
+			    "pd");
+	if (!rc && with_cq)
+		rc = verbs_obj_find(context, a->cq->handle, EMU_OBJ_CQ, a->cq,
+				    verb, "cq");
+	return rc;
+}
+
 static struct ibv_srq *create(struct ibv_context *context,
 			      struct ibv_srq_init_attr_ex *a)
 {
@@ -87,11 +106,13 @@ static struct ibv_srq *create(struct ibv_context *context,
 	struct emu_srq *srq;
 	int rc;
 
-	rc = create_check(context, a);
-	if (rc)
-		return verbs_null(rc);
 	ea.type = (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? a->srq_type :
 							     IBV_SRQT_BASIC;
+	rc = create_check(context, a);
+	if (!rc)
+		rc = find_parts(context, a, ea.type != IBV_SRQT_BASIC);
+	if (rc)
+		return verbs_null(rc);
 	ea.srq_context = a->srq_context;
 	ea.pd = to_emu_pd(a->pd);
 	if (ea.type == IBV_SRQT_XRC) {
@@ -167,10 +188,16 @@ int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 
 int ibv_destroy_srq(struct ibv_srq *srq)
 {
+	int rc;
+
 	if (!srq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_srq: srq is "
 					    "NULL"));
-	return verbs_ret(emu_srq_destroy(to_emu_srq(srq)));
+	rc = verbs_obj_find(srq->context, srq->handle, EMU_OBJ_SRQ, srq,
+			    "ibv_destroy_srq", "srq");
+	if (!rc)
+		rc = emu_srq_destroy(to_emu_srq(srq));
+	return verbs_ret(rc);
 }
 
 int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,

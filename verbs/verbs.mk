@@ -4,7 +4,8 @@
 # and the core with rdma-core's symbol versions.
 libemufront_la_SOURCES = \
 	verbs/device.c verbs/query.c verbs/async.c \
-	verbs/ops.c verbs/ops.h verbs/err.h verbs/sysfs.c \
+	verbs/ops.c verbs/ops.h verbs/err.h verbs/handle.c verbs/handle.h \
+	verbs/sysfs.c \
 	verbs/pd_mr.c verbs/cq.c verbs/qp.c verbs/qp_ex.c \
 	verbs/srq.c verbs/mw.c verbs/fault.c verbs/port.c verbs/counters.c \
 	verbs/unsupported.c verbs/strings.c verbs/rate.c

@@ -10,6 +10,10 @@ unset EMUVERBS_CONFIG EMUVERBS_SPEED EMUVERBS_WIDTH EMUVERBS_MTU \
 	EMUVERBS_ADDRESS EMUVERBS_NETDEV EMUVERBS_GID_TBL_LEN \
 	EMUVERBS_LINK_LAYER EMUVERBS_LATENCY_US EMUVERBS_PORT_STATE
 export XDG_CONFIG_HOME="$WORK/xdg"
+# Control sockets of this script's programs in a directory of its own:
+# `emuverbs port all` must never reach another test's programs.
+export EMUVERBS_RUNTIME_DIR="$WORK/run"
+unset EMUVERBS_NO_CONTROL
 passed=0
 failed=0
 

@@ -287,6 +287,8 @@ static const char full_file[] =
 	"gid = 255 fe80::1 ib\n"
 	"gid = 0 192.168.0.1\n"
 	"gid = 7 2001:db8::7 roce_v1\n"
+	"lid = 0x1234\n"
+	"routes = 5@10.0.0.2, 0x20@2001:db8::9\n"
 	"[port full 2]\n"
 	"netdev = veth0\n"
 	"address:\n"		/* inih's name:value form, empty */
@@ -364,6 +366,12 @@ START_TEST(full_file_every_key)
 	ck_assert_uint_eq(p->static_gids[2].index, 7);
 	ck_assert_mem_eq(p->static_gids[2].raw, db8, 16);
 	ck_assert_uint_eq(p->static_gids[2].type, 1);	/* ROCE_V1 */
+	ck_assert_uint_eq(p->lid, 0x1234);
+	ck_assert_uint_eq(p->n_routes, 2);
+	ck_assert_uint_eq(p->routes[0].lid, 5);
+	v4mapped(p->routes[0].addr.s6_addr, "10.0.0.2");
+	ck_assert_uint_eq(p->routes[1].lid, 0x20);
+	ck_assert_mem_eq(p->routes[1].addr.s6_addr, db8 + 0, 4);
 
 	p = &d->ports[1];
 	ck_assert_str_eq(p->netdev, "veth0");
@@ -378,7 +386,7 @@ START_TEST(full_file_with_one_error)
 	/* The same file with one bad line at its end: the device is gone. */
 	int n = parse(full_file);
 
-	one_error(n, "t.conf", 50, "address", "missing value");
+	one_error(n, "t.conf", 52, "address", "missing value");
 	ck_assert_uint_eq(cfg.ndevices, 0);
 }
 END_TEST
@@ -470,6 +478,13 @@ struct bad_value {
 };
 
 static const struct bad_value bad_values[] = {
+	{ 1, "lid", "1", "1 is out of range (2..49151)" },
+	{ 1, "lid", "0xc000", "out of range" },
+	{ 1, "routes", "5", "5 is not LID@ADDRESS" },
+	{ 1, "routes", "0@10.0.0.1", "0 is not a unicast LID" },
+	{ 1, "routes", "x@10.0.0.1", "x is not a unicast LID" },
+	{ 1, "routes", "5@nowhere", "nowhere is not" },
+	{ 1, "routes", " , ", "no route in it" },
 	{ 0, "node_guid", "xyz", "xyz is not a GUID" },
 	{ 0, "node_guid", "0x12345678901234567", "is not a GUID" },
 	{ 0, "node_guid", "0002:c9ff:fe00", "is not a GUID" },

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/time.h>
 
 #include <check.h>
 #include <infiniband/verbs.h>
@@ -133,6 +135,38 @@ START_TEST(t_channel)
 	errno = 0;
 	ck_assert_int_eq(ibv_get_cq_event(NULL, &got, &gotctx), -1);
 	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal ends a blocked ibv_get_cq_event with EINTR (rdma-core reads
+ * the channel once): qperf stops its blocked tests with an alarm. */
+START_TEST(t_channel_eintr)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no RESTART */
+	struct itimerval it = { .it_value = { .tv_usec = 50000 } };
+	struct ibv_context *ctx = open_default();
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *cq, *got = NULL;
+	void *cq_ctx;
+
+	ck_assert_ptr_nonnull(ch);
+	cq = ibv_create_cq(ctx, 4, NULL, ch, 0);
+	ck_assert_ptr_nonnull(cq);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	errno = 0;
+	ck_assert_int_eq(ibv_get_cq_event(ch, &got, &cq_ctx), -1);
+	ck_assert_int_eq(errno, EINTR);
+	ck_assert_ptr_null(got);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST
@@ -279,10 +313,12 @@ START_TEST(t_memory_follows_use)
 }
 END_TEST
 
-/* max_cq counts the device's CQs: one past it is ENOMEM, as for PDs. */
+/* max_cq counts the device's CQs, plain and extended, of every context:
+ * one past it is ENOMEM, as for PDs. */
 START_TEST(t_config_max_cq)
 {
-	struct ibv_context *ctx;
+	struct ibv_cq_init_attr_ex cia = { .cqe = 4 };
+	struct ibv_context *ctx, *ctx2;
 	struct ibv_cq *cq[3];
 
 	emu_test_write_config("[device emu0]\nmax_cq = 2\n");
@@ -294,6 +330,14 @@ START_TEST(t_config_max_cq)
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq(ctx, 4, NULL, NULL, 0));
 	ck_assert_int_eq(errno, ENOMEM);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &cia));
+	ck_assert_int_eq(errno, ENOMEM);
+	ctx2 = open_default();
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(ctx2, 4, NULL, NULL, 0));
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_int_eq(ibv_close_device(ctx2), 0);
 	ck_assert_int_eq(ibv_destroy_cq(cq[0]), 0);
 	cq[2] = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(cq[2]);
@@ -311,6 +355,7 @@ static Suite *cq_suite(void)
 	tcase_add_test(tc, t_create_destroy);
 	tcase_add_test(tc, t_create_args);
 	tcase_add_test(tc, t_channel);
+	tcase_add_test(tc, t_channel_eintr);
 	tcase_add_test(tc, t_resize);
 	tcase_add_test(tc, t_cq_ex);
 	tcase_add_test(tc, t_config_max_cqe);

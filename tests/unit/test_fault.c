@@ -98,6 +98,19 @@ START_TEST(t_grammar)
 	ck_assert(r.has_gid && r.port == 1);	/* port 1 by default */
 	r = one("srq_err srqn=0x41 at=1us");
 	ck_assert(r.has_srqn && r.srqn == 0x41);
+	r = one("qp_req_err qpn=9 at=0ms");
+	ck_assert_int_eq(r.action, EMU_FAULT_QP_REQ_ERR);
+	r = one("qp_access_err qpn=9 at=0ms");
+	ck_assert_int_eq(r.action, EMU_FAULT_QP_ACCESS_ERR);
+	r = one("client_reregister at=0ms port=2");
+	ck_assert_int_eq(r.action, EMU_FAULT_CLIENT_REREGISTER);
+	ck_assert(emu_fault_is_event(&r) && r.port == 2);
+	r = one("lid_change at=0ms");
+	ck_assert_int_eq(r.action, EMU_FAULT_LID_CHANGE);
+	r = one("pkey_change at=0ms");
+	ck_assert_int_eq(r.action, EMU_FAULT_PKEY_CHANGE);
+	r = one("sm_change at=0ms");
+	ck_assert_int_eq(r.action, EMU_FAULT_SM_CHANGE);
 
 	/* Several, with empty ones between. */
 	ck_assert(!emu_fault_parse("drop every=3; ;duplicate;", rs, 4, &n,
@@ -144,7 +157,12 @@ START_TEST(t_refusals)
 	refused("port_down", "port_down needs at=TIME");
 	refused("port_down at=1ms prob=0.5", "port_down is an event");
 	refused("qp_fatal at=1ms", "qp_fatal needs qpn=");
-	refused("port_up at=1ms qpn=3", "qpn= is for qp_fatal and cq_err");
+	refused("qp_req_err at=1ms", "qp_req_err needs qpn=");
+	refused("qp_access_err at=1ms srqn=2", "qp_access_err needs qpn=");
+	refused("port_up at=1ms qpn=3", "qpn= is for qp_fatal, qp_req_err, "
+		"qp_access_err and cq_err");
+	refused("sm_change at=1ms qpn=3", "qpn= is for qp_fatal");
+	refused("lid_change", "lid_change needs at=TIME");
 	refused("srq_err at=1ms", "srq_err needs srqn=");
 	refused("gid_del at=1ms", "gid_del needs gid=ADDRESS");
 	refused("port_speed at=1ms", "port_speed needs speed= or width=");

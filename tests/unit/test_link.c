@@ -71,7 +71,7 @@ static void send_at(struct rig *r, uint64_t now, uint32_t len)
 	uint8_t *buf = emu_udp_tx_buf(&r->u);
 
 	memset(buf, 0x5a, len);
-	emu_link_send(&r->l, now, 0, NULL, &r->lo, r->pa, buf, len - 4, NULL,
+	emu_link_send(&r->l, now, 0, NULL, &r->lo, r->pa, 0, buf, len - 4, NULL,
 		      0, 4);
 }
 
@@ -311,7 +311,7 @@ START_TEST(t_parts)
 	buf = emu_udp_tx_buf(&r.u);
 	memset(buf, 0x11, 12);			/* head */
 	memset(buf + 12, 0x22, 6);		/* tail: pad and ICRC */
-	emu_link_send(&r.l, T0, 0, NULL, &r.lo, r.pa, buf, 12, v, 2, 6);
+	emu_link_send(&r.l, T0, 0, NULL, &r.lo, r.pa, 0, buf, 12, v, 2, 6);
 	memset(pay, 0, sizeof(pay));
 	memset(buf, 0, 18);
 	emu_link_release(&r.l, T0 + 1000);

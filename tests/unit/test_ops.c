@@ -33,7 +33,7 @@ static const struct slot slots[] = {
 	SLOT(context.ops.bind_mw, emu_verbs_bind_mw),
 	SLOT(context.ops.dealloc_mw, emu_verbs_dealloc_mw),
 	SLOT(context.ops.poll_cq, emu_cq_poll),
-	SLOT(context.ops.req_notify_cq, emu_cq_req_notify),
+	SLOT(context.ops.req_notify_cq, emu_verbs_req_notify_cq),
 	SLOT(context.ops.post_srq_recv, emu_verbs_post_srq_recv),
 	SLOT(context.ops.post_send, emu_verbs_post_send),
 	SLOT(context.ops.post_recv, emu_verbs_post_recv),

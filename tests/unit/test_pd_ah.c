@@ -269,6 +269,38 @@ START_TEST(t_reg_mr_errors)
 }
 END_TEST
 
+/*
+ * A region of no bytes registers, as on mlx5 (and rxe): the kernel pins
+ * the page its address is in and hands out keys. At an address where a
+ * page starts there is no such page, and it refuses (EINVAL); a page that
+ * is not mapped cannot be pinned (EFAULT).
+ */
+START_TEST(t_zero_length_mr)
+{
+	struct ibv_context *ctx = open_default();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr;
+	uint8_t *buf;
+
+	ck_assert_ptr_nonnull(pd);
+	buf = map_far(2);
+	mr = ibv_reg_mr(pd, buf + 100, 0, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_ptr_eq(mr->addr, buf + 100);
+	ck_assert_uint_eq(mr->length, 0);
+	ck_assert_uint_ne(mr->lkey, mr->rkey);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(reg_errno(pd, buf + pg - 1, 0, 0), 0);
+	ck_assert_int_eq(reg_errno(pd, buf, 0, 0), EINVAL);
+	ck_assert_int_eq(reg_errno(pd, buf + pg, 0, 0), EINVAL);
+	ck_assert_int_eq(munmap(buf + pg, (size_t)pg), 0);
+	ck_assert_int_eq(reg_errno(pd, buf + pg + 8, 0, 0), EFAULT);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 START_TEST(t_rereg_mr)
 {
 	struct ibv_context *ctx = open_default();
@@ -757,6 +789,7 @@ static Suite *pd_ah_suite(void)
 	tcase_add_test(p, t_reg_mr);
 	tcase_add_test(p, t_reg_mr_access_flags);
 	tcase_add_test(p, t_reg_mr_errors);
+	tcase_add_test(p, t_zero_length_mr);
 	tcase_add_test(p, t_rereg_mr);
 	tcase_add_test(p, t_limits);
 	suite_add_tcase(s, p);

@@ -610,7 +610,10 @@ START_TEST(t_values_ports)
 	ck_assert_int_eq(vcheck(&a, IBV_QP_AV | IBV_QP_PATH_MTU), 0);
 	a.ah_attr.is_global = 1;
 	ck_assert_int_eq(vcheck(&a, IBV_QP_AV | IBV_QP_PATH_MTU), EINVAL);
+	/* An InfiniBand port has one GID: its link-local one at 0. */
 	a.ah_attr.grh.sgid_index = 1;
+	ck_assert_int_eq(vcheck(&a, IBV_QP_AV | IBV_QP_PATH_MTU), EINVAL);
+	a.ah_attr.grh.sgid_index = 0;
 	ck_assert_int_eq(vcheck(&a, IBV_QP_AV | IBV_QP_PATH_MTU), 0);
 	/* Port 2's P_Key table has one entry; the AV names the port. */
 	a.pkey_index = 1;

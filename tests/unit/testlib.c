@@ -15,6 +15,7 @@
 extern char **environ;
 
 static char config_dir[PATH_MAX];	/* empty until isolated */
+static char run_dir[PATH_MAX + 8];	/* control sockets, in it */
 
 /* ---- the runner ------------------------------------------------------- */
 
@@ -75,6 +76,13 @@ void emu_test_isolate_config(void)
 		name[len] = '\0';
 		unsetenv(name); /* shifts environ: do not advance */
 	}
+	/* The control socket is a module of its own (test_ctl): elsewhere
+	 * its thread and allocations would only move the counts of the
+	 * allocation-failure tests. Where it runs, its sockets are this
+	 * run's, never the user's. */
+	setenv("EMUVERBS_NO_CONTROL", "1", 1);
+	snprintf(run_dir, sizeof(run_dir), "%s/run", config_dir);
+	setenv("EMUVERBS_RUNTIME_DIR", run_dir, 1);
 }
 
 const char *emu_test_write_config(const char *text)

@@ -15,7 +15,9 @@ int emu_test_run(Suite *s);
 /* Call from main() before emu_test_run: a fresh temporary HOME and
  * XDG_CONFIG_HOME and no EMUVERBS_* variable but EMUVERBS_UDP_IO (the
  * suite's choice of I/O path), so the library builds its
- * registry from the embedded default whatever the user's setup. Exits
+ * registry from the embedded default whatever the user's setup; no
+ * control socket (EMUVERBS_NO_CONTROL) unless a test unsets it, and then
+ * one in a runtime directory of the run's own. Exits
  * with EXIT_FAILURE when the directory cannot be made. */
 void emu_test_isolate_config(void);
 

@@ -23,15 +23,17 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
-	tests/unit/test_cc tests/unit/test_counters
+	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_counters
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
-	tests/unit/test_ops tests/unit/test_ctl_stats tests/unit/test_vcounters
+	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_handle \
+	tests/unit/test_ctl_stats tests/unit/test_vcounters
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
-	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi
+	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi \
+	tests/unit/test_qp_sem
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
@@ -68,6 +70,8 @@ tests_unit_test_gid_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_netlink_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS)
 tests_unit_test_netlink_LDADD = $(CORE_LIBS) $(NLROUTE_LIBS)
 tests_unit_test_mr_LDADD = $(CORE_LIBS)
+tests_unit_test_subnet_LDADD = $(CORE_LIBS)
+tests_unit_test_subnet_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_mr_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_qp_attr_LDADD = $(CORE_LIBS)
 tests_unit_test_rx_LDADD = $(CORE_LIBS)
@@ -99,6 +103,12 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 # Compares the slots with the front end's own functions (verbs/ops.h).
 tests_unit_test_ops_LDADD = $(FRONT_LIBS)
+# The control socket's server and commands on an open device.
+tests_unit_test_ctl_LDADD = $(FRONT_LIBS)
+tests_unit_test_ctl_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+# The handle table itself, and the verbs that look objects up in it.
+tests_unit_test_handle_LDADD = $(FRONT_LIBS)
+tests_unit_test_handle_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 # The control socket's counter commands over traffic of the verbs.
 tests_unit_test_ctl_stats_LDADD = $(FRONT_LIBS)
 tests_unit_test_ctl_stats_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
@@ -118,6 +128,7 @@ tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 # End to end: a netdev-bound port raises IBV_EVENT_GID_CHANGE (root, netns).
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
 tests_unit_test_gsi_LDADD = $(API_LIBS)
+tests_unit_test_qp_sem_LDADD = $(API_LIBS)
 
 tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 

@@ -1,0 +1,51 @@
+/* Object handles, as the kernel's uverbs file keeps them: every PD, CQ, QP,
+ * SRQ, MR, MW and AH is entered under a number (its ibv_*.handle) in the
+ * context that made it, and a verb finds it again by that number there. */
+#ifndef EMU_HANDLE_H
+#define EMU_HANDLE_H
+
+#include <stdint.h>
+
+struct emu_context;
+
+/* The kinds of object a handle names; a lookup asks for one of them. */
+enum emu_obj_type {
+	EMU_OBJ_PD = 1,
+	EMU_OBJ_CQ,
+	EMU_OBJ_QP,
+	EMU_OBJ_SRQ,
+	EMU_OBJ_MR,
+	EMU_OBJ_MW,
+	EMU_OBJ_AH,
+};
+
+/*
+ * Enter obj (the ibv_* structure the application holds), made on ctx, as
+ * an object of type: 0 and its new handle in *handle, or ENOMEM. Handles
+ * are never 0 and are unique in the whole process until 2^32 more have
+ * been handed out, so a handle copied from another context, or kept from
+ * a destroyed object, names nothing here.
+ */
+int emu_handle_add(const struct emu_context *ctx, enum emu_obj_type type,
+		   const void *obj, uint32_t *handle);
+
+/* Take handle out, if it still names obj (so removing twice, or what was
+ * never entered, does nothing). */
+void emu_handle_remove(uint32_t handle, const void *obj);
+
+/*
+ * What the kernel's object lookup answers for a handle passed in a
+ * command on ctx's file, asking for an object of type:
+ * 0        the handle names obj, a live object of that type on ctx;
+ * ENOENT   it names nothing on ctx (no such handle, one of another
+ *          context, one gone), or another object than obj;
+ * EINVAL   it names an object of another type on ctx.
+ * Nothing behind ctx or obj is read: they are only compared.
+ */
+int emu_handle_lookup(const struct emu_context *ctx, uint32_t handle,
+		      enum emu_obj_type type, const void *obj);
+
+/* Forget every handle of ctx, which is closing. */
+void emu_handle_forget(const struct emu_context *ctx);
+
+#endif
