@@ -15,7 +15,7 @@ need tcpdump tshark ss /usr/bin/python3 ibv_rc_pingpong ibv_ud_pingpong \
 
 # The control sockets of this test's processes alone.
 export EMUVERBS_RUNTIME_DIR="$WORK/run"
-mkdir -m 700 "$EMUVERBS_RUNTIME_DIR"
+mkdir -p -m 700 "$EMUVERBS_RUNTIME_DIR"
 
 # ---- every packet of known exchanges, against a capture ---------------
 

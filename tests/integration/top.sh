@@ -9,7 +9,7 @@ need tmux ibv_rc_pingpong ss
 # The processes' control sockets in a directory of this test's alone, so
 # that nothing else of this user's (another test, another copy) shows.
 export EMUVERBS_RUNTIME_DIR="$WORK/run"
-mkdir -m 700 "$EMUVERBS_RUNTIME_DIR"
+mkdir -p -m 700 "$EMUVERBS_RUNTIME_DIR"
 tm="tmux -L emuverbs-top-$$"
 trap '$tm kill-server 2>/dev/null; kill $spid $cpid 2>/dev/null;
 	rm -rf "$WORK"' EXIT
@@ -37,9 +37,9 @@ dqpn=$(sed -n 's/.* dqpn \([0-9]*\) .*/\1/p' "$WORK/qps")
 [ -n "$qpn" ] && ok "qps names the QP ($qpn)" || bad "qps names the QP" \
 	"$WORK/qps"
 
-# screen: what the pane shows now.
+# screen: what the pane of session $ses shows now.
 screen() {
-	$tm capture-pane -p -t top >"$WORK/screen" 2>&1
+	$tm capture-pane -p -t "$ses" >"$WORK/screen" 2>&1
 }
 
 # wait_screen REGEX: up to 10 s for the pane to show it.
@@ -54,16 +54,17 @@ wait_screen() {
 	return 1
 }
 
-# start: top against $pid in a new session; the shell after it says how
-# it ended and whether the terminal has its line discipline back.
+# start NAME: top against $pid in a new session NAME (the server stays:
+# killing it and starting another at once can race); the shell after it
+# says how it ended and whether the terminal has its line discipline back.
 start() {
-	$tm kill-server 2>/dev/null
-	$tm new-session -d -s top -x 160 -y 24 "echo \$\$ >'$WORK/top.pid';
+	ses=$1
+	$tm new-session -d -s "$ses" -x 160 -y 24 "echo \$\$ >'$WORK/top.pid';
 		'$EMU' top $pid; echo \"top exit \$?\"; echo tty: \$(stty -a |
 		tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)'); sleep 60"
 }
 
-start
+start first
 row="^ *$pid ibv_rc_pingp *$qpn emu0/1 +RC +RTS +127\.[0-9.]+ +$dqpn "
 if wait_screen "$row"; then
 	ok "top shows the QP of process $pid"
@@ -78,7 +79,7 @@ if wait_screen "$row +[1-9][0-9]* +[0-9.]+ +[1-9][0-9]* "; then
 else
 	bad "top shows send and receive rates" "$WORK/screen"
 fi
-$tm send-keys -t top q
+$tm send-keys -t "$ses" q
 if wait_screen "^tty: "; then
 	expect "q quits top (status 0)" "$WORK/screen" "^top exit 0$"
 else
@@ -88,7 +89,7 @@ expect "the terminal is canonical again, with echo" "$WORK/screen" \
 	"^tty: icanon echo$"
 
 # A signal ends it too, and the terminal comes back all the same.
-start
+start second
 wait_screen "$row" || bad "top started again" "$WORK/screen"
 # The pane's shell runs top in the foreground: signal its child.
 tpid=$(pgrep -P "$(cat "$WORK/top.pid")" | head -1)
