@@ -11,7 +11,7 @@
 
 #include "emu/counters.h"
 #include "emu/ctl.h"
-#include "tests/unit/rc_pair.h"
+#include "tests/unit/count_pair.h"
 #include "tests/unit/testlib.h"
 
 static struct emu_ctl_out o;
@@ -66,11 +66,11 @@ static void refused(const char *req, const char *why)
 START_TEST(t_stats)
 {
 	char head[64], req[64];
-	struct rc_pair p;
+	struct count_pair p;
 	unsigned int i;
 
-	rc_pair_open(&p);
-	rc_pair_send(&p, 3000, 5);
+	count_pair_open(&p);
+	count_pair_send(&p, 3000, 5);
 	run("stats");
 	ck_assert(!o.failed);
 	ck_assert_int_eq(strncmp(o.buf, "time_ns ", 8), 0);
@@ -112,19 +112,19 @@ START_TEST(t_stats)
 	ck_assert_ptr_null(strstr(o.buf, head));
 	snprintf(head, sizeof(head), "qp %u ", p.b->qp_num);
 	ck_assert_uint_eq(value(head, "rx_send_pkts"), 15);
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 
 START_TEST(t_json)
 {
 	char want[64], req[64];
-	struct rc_pair p;
+	struct count_pair p;
 	int depth = 0;
 	const char *c;
 
-	rc_pair_open(&p);
-	rc_pair_send(&p, 100, 2);
+	count_pair_open(&p);
+	count_pair_send(&p, 100, 2);
 	run("stats json");
 	ck_assert(!o.failed);
 	ck_assert_int_eq(strncmp(o.buf, "{\"time_ns\":", 11), 0);
@@ -145,17 +145,17 @@ START_TEST(t_json)
 	snprintf(req, sizeof(req), "stats json qp %u", p.a->qp_num);
 	run(req);
 	ck_assert_ptr_nonnull(strstr(o.buf, "\"ports\":[],\"qps\":[{"));
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 
 START_TEST(t_qps)
 {
 	char want[128];
-	struct rc_pair p;
+	struct count_pair p;
 
-	rc_pair_open(&p);
-	rc_pair_send(&p, 100, 3);
+	count_pair_open(&p);
+	count_pair_send(&p, 100, 3);
 	run("qps emu0");
 	ck_assert(!o.failed);
 	snprintf(want, sizeof(want), "\nqp %u port emu0/1 type RC state RTS "
@@ -166,15 +166,15 @@ START_TEST(t_qps)
 		 "retransmits 0\n", p.b->qp_num);
 	ck_assert_msg(strstr(o.buf, want), "%s", o.buf);
 	refused("qps json", "json: no such device open");
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 
 START_TEST(t_refusals)
 {
-	struct rc_pair p;
+	struct count_pair p;
 
-	rc_pair_open(&p);
+	count_pair_open(&p);
 	refused("stats 42", "42: not DEVICE[/PORT], qp QPN or json");
 	refused("stats bogus", "bogus: no such device open");
 	refused("stats qp", "qp: no QP number");
@@ -189,15 +189,15 @@ START_TEST(t_refusals)
 	refused("stats qp 77", "qp 77: no such QP on an open device");
 	refused("stats emu0/1 qp 77", "qp 77: no such QP on emu0/1");
 	refused("qps qp", "qp: no such device open");
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 
 START_TEST(t_oom)
 {
-	struct rc_pair p;
+	struct count_pair p;
 
-	rc_pair_open(&p);
+	count_pair_open(&p);
 	emu_test_fail_calloc(1);
 	run("stats");
 	ck_assert_int_eq(emu_test_alloc_armed(), 0);
@@ -210,7 +210,7 @@ START_TEST(t_oom)
 	/* And then it works. */
 	run("stats");
 	ck_assert(!o.failed);
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 

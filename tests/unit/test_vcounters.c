@@ -10,7 +10,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "tests/unit/rc_pair.h"
+#include "tests/unit/count_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -76,10 +76,10 @@ START_TEST(t_counters_on_qp)
 	struct ibv_counters *c;
 	struct count_flow fa;
 	struct ibv_flow *f;
-	struct rc_pair p;
+	struct count_pair p;
 	uint64_t v[4];
 
-	rc_pair_open(&p);
+	count_pair_open(&p);
 	c = ibv_create_counters(p.ctx, &ia);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_ptr_eq(c->context, p.ctx);
@@ -91,12 +91,12 @@ START_TEST(t_counters_on_qp)
 	/* Bound to nothing: nothing to read (the kernel's EINVAL). */
 	ck_assert_int_eq(ibv_read_counters(c, v, 4, 0), EINVAL);
 
-	rc_pair_send(&p, 3000, 2);	/* before the flow: not counted */
+	count_pair_send(&p, 3000, 2);	/* before the flow: not counted */
 	fa = flow_of(c);
 	f = ibv_create_flow(p.b, &fa.attr);
 	ck_assert_ptr_nonnull(f);
 	values(c, 0, 0, 0, 0);
-	rc_pair_send(&p, 3000, 5);
+	count_pair_send(&p, 3000, 5);
 	values(c, 15, 5 * MSG_BYTES, 0, 15 + 5 * MSG_BYTES);
 	ck_assert_int_eq(ibv_read_counters(
 				 c, v, 4, IBV_READ_COUNTERS_ATTR_PREFER_CACHED),
@@ -108,7 +108,7 @@ START_TEST(t_counters_on_qp)
 	attach(c, IBV_COUNTER_PACKETS, 2, EBUSY);
 	ck_assert_int_eq(ibv_destroy_counters(c), EBUSY);
 	ck_assert_int_eq(ibv_destroy_qp(p.b), EBUSY);
-	rc_pair_send(&p, 3000, 1);	/* the QP still works */
+	count_pair_send(&p, 3000, 1);	/* the QP still works */
 	values(c, 18, 6 * MSG_BYTES, 0, 18 + 6 * MSG_BYTES);
 
 	/* The flow goes, its counts stay; unbound, unreadable again. */
@@ -117,11 +117,11 @@ START_TEST(t_counters_on_qp)
 	/* Bound anew, to the sender's QP: its ACKs add up from here. */
 	f = ibv_create_flow(p.a, &fa.attr);
 	ck_assert_ptr_nonnull(f);
-	rc_pair_send(&p, 3000, 2);
+	count_pair_send(&p, 3000, 2);
 	values(c, 20, 6 * MSG_BYTES + 2 * 20, 0, 20 + 6 * MSG_BYTES + 40);
 	ck_assert_int_eq(ibv_destroy_flow(f), 0);
 	ck_assert_int_eq(ibv_destroy_counters(c), 0);
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 
@@ -132,7 +132,7 @@ START_TEST(t_refusals)
 	struct ibv_counters *c, *bare, *other;
 	struct ibv_context *ctx2;
 	struct count_flow fa;
-	struct rc_pair p;
+	struct count_pair p;
 	struct ibv_flow_spec_eth eth = {
 		.type = IBV_FLOW_SPEC_ETH, .size = sizeof(eth),
 	};
@@ -145,7 +145,7 @@ START_TEST(t_refusals)
 	};
 
 	memcpy(steer.specs, &eth, sizeof(eth));
-	rc_pair_open(&p);
+	count_pair_open(&p);
 	ia.comp_mask = 1;
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_counters(p.ctx, &ia));
@@ -228,7 +228,7 @@ START_TEST(t_refusals)
 	/* None of that bound anything. */
 	ck_assert_int_eq(ibv_destroy_counters(c), 0);
 	ck_assert_int_eq(ibv_destroy_counters(bare), 0);
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 
@@ -238,10 +238,10 @@ START_TEST(t_oom)
 	struct ibv_counters *c;
 	struct count_flow fa;
 	struct ibv_flow *f;
-	struct rc_pair p;
+	struct count_pair p;
 	uint64_t v;
 
-	rc_pair_open(&p);
+	count_pair_open(&p);
 	emu_test_fail_calloc(1);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_counters(p.ctx, &ia));
@@ -261,7 +261,7 @@ START_TEST(t_oom)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(ibv_destroy_flow(f), 0);
 	ck_assert_int_eq(ibv_destroy_counters(c), 0);
-	rc_pair_close(&p);
+	count_pair_close(&p);
 }
 END_TEST
 

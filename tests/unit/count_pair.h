@@ -1,16 +1,16 @@
 /* Shared by the unit tests that need traffic to count: two RC QPs of the
  * first device's port 1, connected to each other, and SENDs between them
  * that complete. */
-#ifndef EMU_RC_PAIR_H
-#define EMU_RC_PAIR_H
+#ifndef EMU_COUNT_PAIR_H
+#define EMU_COUNT_PAIR_H
 
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
-#define RC_PAIR_BUF	65536
+#define COUNT_PAIR_BUF	65536
 
-struct rc_pair {
+struct count_pair {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -21,12 +21,12 @@ struct rc_pair {
 
 /* Open the device, make both QPs and bring them to RTS (MTU 1024), or
  * fail the test. */
-void rc_pair_open(struct rc_pair *p);
+void count_pair_open(struct count_pair *p);
 
-/* n SENDs of len bytes (at most RC_PAIR_BUF / 2) from a to b, each
+/* n SENDs of len bytes (at most COUNT_PAIR_BUF / 2) from a to b, each
  * received and both completions polled, or fail the test. */
-void rc_pair_send(struct rc_pair *p, uint32_t len, unsigned int n);
+void count_pair_send(struct count_pair *p, uint32_t len, unsigned int n);
 
-void rc_pair_close(struct rc_pair *p);
+void count_pair_close(struct count_pair *p);
 
 #endif

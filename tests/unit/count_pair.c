@@ -1,17 +1,17 @@
 /* Two connected RC QPs on one port for the tests that count their traffic
- * (tests/unit/rc_pair.h). */
+ * (tests/unit/count_pair.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
 
-#include "tests/unit/rc_pair.h"
+#include "tests/unit/count_pair.h"
 #include "tests/unit/verbs_fixture.h"
 
 #define ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		 IBV_ACCESS_REMOTE_READ)
 
-static struct ibv_qp *make(struct rc_pair *p)
+static struct ibv_qp *make(struct count_pair *p)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = p->cq, .recv_cq = p->cq, .qp_type = IBV_QPT_RC,
@@ -62,7 +62,7 @@ static void connect(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid)
 				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
 }
 
-void rc_pair_open(struct rc_pair *p)
+void count_pair_open(struct count_pair *p)
 {
 	union ibv_gid gid;
 
@@ -72,9 +72,9 @@ void rc_pair_open(struct rc_pair *p)
 	ck_assert_ptr_nonnull(p->pd);
 	p->cq = ibv_create_cq(p->ctx, 256, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(p->cq);
-	p->buf = calloc(1, RC_PAIR_BUF);
+	p->buf = calloc(1, COUNT_PAIR_BUF);
 	ck_assert_ptr_nonnull(p->buf);
-	p->mr = ibv_reg_mr(p->pd, p->buf, RC_PAIR_BUF, ACCESS);
+	p->mr = ibv_reg_mr(p->pd, p->buf, COUNT_PAIR_BUF, ACCESS);
 	ck_assert_ptr_nonnull(p->mr);
 	p->a = make(p);
 	p->b = make(p);
@@ -83,11 +83,11 @@ void rc_pair_open(struct rc_pair *p)
 	connect(p->b, p->a->qp_num, &gid);
 }
 
-void rc_pair_send(struct rc_pair *p, uint32_t len, unsigned int n)
+void count_pair_send(struct count_pair *p, uint32_t len, unsigned int n)
 {
 	struct ibv_sge rs = {
-		.addr = (uintptr_t)p->buf + RC_PAIR_BUF / 2,
-		.length = RC_PAIR_BUF / 2, .lkey = p->mr->lkey,
+		.addr = (uintptr_t)p->buf + COUNT_PAIR_BUF / 2,
+		.length = COUNT_PAIR_BUF / 2, .lkey = p->mr->lkey,
 	};
 	struct ibv_sge ss = {
 		.addr = (uintptr_t)p->buf, .length = len, .lkey = p->mr->lkey,
@@ -109,7 +109,7 @@ void rc_pair_send(struct rc_pair *p, uint32_t len, unsigned int n)
 	}
 }
 
-void rc_pair_close(struct rc_pair *p)
+void count_pair_close(struct count_pair *p)
 {
 	ck_assert_int_eq(ibv_destroy_qp(p->a), 0);
 	ck_assert_int_eq(ibv_destroy_qp(p->b), 0);
