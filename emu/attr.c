@@ -3,8 +3,11 @@
 #include <limits.h>
 #include <string.h>
 
+#include "emu/clock.h"
 #include "emu/device.h"
 #include "emu/subnet.h"
+#include "emu/dm.h"
+#include "emu/odp.h"
 #include "emu/speed.h"
 #include "emu/tm.h"
 
@@ -85,7 +88,9 @@ void emu_device_fill_attr_ex(struct emu_device *dev,
 	a->tm_caps.flags = IBV_TM_CAP_RC;
 	a->tm_caps.max_ops = EMU_TM_MAX_OPS;
 	a->tm_caps.max_sge = EMU_TM_MAX_SGE;
-	/* Completion timestamps are not modelled: hca_core_clock stays 0. */
+	emu_odp_fill_caps(a);
+	emu_dm_fill_caps(a);
+	emu_clock_fill_caps(a);
 }
 
 static enum ibv_mtu mtu_enum(uint32_t bytes)

@@ -7,11 +7,13 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "emu/clock.h"
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
+#include "emu/pdom.h"
 #include "emu/transport.h"
 
 /*
@@ -29,11 +31,23 @@ struct emu_cq_ring {
 	char pad1[60];
 	_Atomic uint32_t tail;
 	char pad2[60];
+	struct emu_qmem mem;		/* where this ring itself came from */
 	/* Tag-matching information of slot i (zero unless matched), beside
 	 * the ibv_wc ring rather than in it: struct ibv_wc has no room. */
 	struct ibv_wc_tm_info *tm;
+	/* Completion timestamps of slot i, for a CQ that asked for them
+	 * (NULL otherwise: the ring is no larger than it was). */
+	struct emu_cq_stamp {
+		uint64_t core;		/* the HCA's core clock */
+		uint64_t wall;		/* ns since the Epoch */
+	} *ts;
 	struct ibv_wc slot[];
 };
+
+/* The timestamps a CQ may ask for (emu/clock.c). */
+#define CQ_STAMP_FLAGS                                                    \
+	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |                            \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 static struct emu_cq *ex_to_cq(struct ibv_cq_ex *c)
 {
@@ -58,24 +72,42 @@ uint32_t emu_cq_size(uint32_t cqe, uint32_t max_cqe)
 	return size < cqe ? cqe : size;
 }
 
-static struct emu_cq_ring *ring_alloc(uint32_t limit)
+/* A ring for limit completions, from the CQ's parent domain's allocator
+ * when it has one (as mlx5 takes its CQ buffer), else malloc: untouched
+ * slots cost no memory. */
+static struct emu_cq_ring *ring_alloc(uint32_t limit, uint64_t wc_flags,
+				      struct emu_pdom *pdom)
 {
 	uint32_t slots = pow2_above(limit);
+	size_t per = sizeof(struct ibv_wc) + sizeof(struct ibv_wc_tm_info);
+	bool stamps = wc_flags & CQ_STAMP_FLAGS;
 	struct emu_cq_ring *r;
+	struct emu_qmem m;
 
 	/* Free-running 32-bit indexes tell full from empty up to 2^31. */
 	if (!limit || slots < limit)
 		return NULL;
-	r = malloc(sizeof(*r) + (size_t)slots * (sizeof(struct ibv_wc) +
-		   sizeof(struct ibv_wc_tm_info)));
-	if (!r)
+	if (stamps)
+		per += sizeof(struct emu_cq_stamp);
+	if (emu_qmem_alloc(&m, pdom, sizeof(*r) + (size_t)slots * per,
+			   EMU_RES_TYPE_CQ, false))
 		return NULL;
+	r = m.p;
+	r->mem = m;
 	r->tm = (struct ibv_wc_tm_info *)(void *)(r->slot + slots);
+	r->ts = stamps ? (struct emu_cq_stamp *)(void *)(r->tm + slots) : NULL;
 	r->limit = limit;
 	r->mask = slots - 1;
 	atomic_init(&r->head, 0);
 	atomic_init(&r->tail, 0);
 	return r;
+}
+
+static void ring_free(struct emu_cq_ring *r)
+{
+	struct emu_qmem m = r->mem;
+
+	emu_qmem_free(&m);
 }
 
 /* ---- consumer lock ---------------------------------------------------- */
@@ -312,6 +344,16 @@ int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
 	}
 	r->slot[t & r->mask] = *wc;
 	r->tm[t & r->mask] = tm ? *tm : none;
+	/* When the CQE is written, as a NIC stamps it; a clock read only
+	 * for the CQs that asked. */
+	if (r->ts) {
+		r->ts[t & r->mask].core = cq->wc_flags &
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP ?
+			emu_clock_core() : 0;
+		r->ts[t & r->mask].wall = cq->wc_flags &
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK ?
+			emu_clock_wall_ns() : 0;
+	}
 	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
 	/* IBTA: solicited-only fires for solicited and for error
 	 * completions; either arming is one-shot. */
@@ -594,10 +636,24 @@ static void ex_read_tm_info(struct ibv_cq_ex *c, struct ibv_wc_tm_info *tm)
 	*tm = cq->ring->tm[cq->cur_idx & cq->ring->mask];
 }
 
+static uint64_t ex_read_completion_ts(struct ibv_cq_ex *c)
+{
+	struct emu_cq *cq = ex_to_cq(c);
+
+	return cq->ring->ts[cq->cur_idx & cq->ring->mask].core;
+}
+
+static uint64_t ex_read_completion_wallclock_ns(struct ibv_cq_ex *c)
+{
+	struct emu_cq *cq = ex_to_cq(c);
+
+	return cq->ring->ts[cq->cur_idx & cq->ring->mask].wall;
+}
+
 /* Every ring entry is a full ibv_wc, so each standard field can be read
  * whatever wc_flags asked for; the accessors of fields we never produce
- * (timestamps, CVLAN, flow tag) stay NULL, as a provider leaves the
- * ones not requested; the TM one is set when the CQ asked for it. */
+ * (CVLAN, flow tag) stay NULL, as a provider leaves the ones not
+ * requested; the TM and timestamp ones are set when the CQ asked. */
 static void ex_fill_ops(struct ibv_cq_ex *c)
 {
 	c->start_poll = ex_start_poll;
@@ -631,16 +687,17 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 		return -rc;
 	cq = calloc(1, sizeof(*cq));
 	if (cq)
-		cq->ring = ring_alloc(size);
+		cq->ring = ring_alloc(size, attr->wc_flags, attr->pdom);
 	if (!cq || !cq->ring ||
 	    emu_handle_add(ctx, EMU_OBJ_CQ, emu_cq_ibv(cq), &cq->ibv.handle)) {
-		if (cq)
-			free(cq->ring);
+		if (cq && cq->ring)
+			ring_free(cq->ring);
 		free(cq);
 		emu_dev_count_release(ctx->dev, EMU_COUNT_CQ);
 		return -ENOMEM;
 	}
 	cq->ctx = ctx;
+	cq->pdom = attr->pdom;
 	cq->wc_flags = attr->wc_flags;
 	cq->flags = attr->flags;
 	atomic_init(&cq->users, 0);
@@ -660,11 +717,17 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 	ex_fill_ops(&cq->ibv);
 	if (attr->wc_flags & IBV_WC_EX_WITH_TM_INFO)
 		cq->ibv.read_tm_info = ex_read_tm_info;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cq->ibv.read_completion_ts = ex_read_completion_ts;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cq->ibv.read_completion_wallclock_ns =
+			ex_read_completion_wallclock_ns;
 	if (attr->channel) {
 		pthread_mutex_lock(&c->mutex);
 		attr->channel->ibv.refcnt++;
 		pthread_mutex_unlock(&c->mutex);
 	}
+	emu_pdom_get(cq->pdom);
 	*out = cq;
 	return 0;
 }
@@ -672,7 +735,8 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 {
 	uint32_t size = emu_cq_size(cqe, max_cqe);
-	struct emu_cq_ring *old, *r = ring_alloc(size);
+	struct emu_cq_ring *old, *r = ring_alloc(size, cq->wc_flags,
+						 cq->pdom);
 	uint32_t h, n, i;
 
 	if (!r)
@@ -686,19 +750,21 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 	if (n > cqe) {
 		pthread_spin_unlock(&cq->plock);
 		consumer_unlock(cq);
-		free(r);
+		ring_free(r);
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
 		r->slot[i] = old->slot[(h + i) & old->mask];
 		r->tm[i] = old->tm[(h + i) & old->mask];
+		if (r->ts)
+			r->ts[i] = old->ts[(h + i) & old->mask];
 	}
 	atomic_store_explicit(&r->tail, n, memory_order_relaxed);
 	cq->ring = r;
 	cq->ibv.cqe = (int)size;
 	pthread_spin_unlock(&cq->plock);
 	consumer_unlock(cq);
-	free(old);
+	ring_free(old);
 	return 0;
 }
 
@@ -720,6 +786,8 @@ void emu_cq_clean(struct emu_cq *cq, uint32_t qpn)
 		if (w != i) {
 			r->slot[w & r->mask] = r->slot[i & r->mask];
 			r->tm[w & r->mask] = r->tm[i & r->mask];
+			if (r->ts)
+				r->ts[w & r->mask] = r->ts[i & r->mask];
 		}
 		w++;
 	}
@@ -757,7 +825,9 @@ int emu_cq_destroy(struct emu_cq *cq)
 	pthread_mutex_destroy(&cq->ibv.mutex);
 	pthread_spin_destroy(&cq->clock);
 	pthread_spin_destroy(&cq->plock);
-	free(cq->ring);
+	/* The ring goes back to the parent domain's allocator first. */
+	ring_free(cq->ring);
+	emu_pdom_put(cq->pdom);
 	emu_handle_remove(cq->ibv.handle, emu_cq_ibv(cq));
 	emu_dev_count_release(cq->ctx->dev, EMU_COUNT_CQ);
 	free(cq);

@@ -12,6 +12,7 @@
 
 struct emu_context;
 struct emu_cq_ring;
+struct emu_pdom;
 
 /*
  * Behaviour, where the verbs leave a choice:
@@ -68,6 +69,7 @@ struct emu_cq {
 	struct ibv_cq_ex ibv;		/* ibv_cq prefix + extended polling */
 	struct emu_context *ctx;
 	struct emu_cq_ring *ring;	/* owned by cq.c */
+	struct emu_pdom *pdom;		/* the ring's allocator, or NULL */
 	uint64_t wc_flags;		/* IBV_WC_EX_WITH_* the CQ reports */
 	uint32_t flags;			/* IBV_CREATE_CQ_ATTR_* in force */
 
@@ -125,8 +127,9 @@ struct emu_cq_attr {
 	uint32_t max_cqe;		/* the device's limit */
 	void *cq_context;
 	struct emu_comp_channel *channel; /* NULL, or of the same context */
-	uint64_t wc_flags;		/* standard flags, and TM_INFO */
+	uint64_t wc_flags;		/* standard, TM_INFO, timestamps */
 	uint32_t flags;			/* IBV_CREATE_CQ_ATTR_* */
+	struct emu_pdom *pdom;		/* IBV_CQ_INIT_ATTR_MASK_PD, or NULL */
 };
 
 /* The actual size of a CQ asked to hold cqe entries: the next power of two,

@@ -10,7 +10,9 @@ libemucore_la_SOURCES = \
 	emu/gid.c emu/gid.h \
 	emu/netlink.c emu/netlink.h \
 	emu/handle.c emu/handle.h \
-	emu/mr.c emu/mr.h emu/pd.h \
+	emu/mr.c emu/mr.h emu/pd.h emu/odp.c emu/odp.h \
+	emu/dm.c emu/dm.h emu/clock.c emu/clock.h \
+	emu/pdom.c emu/pdom.h emu/import.c emu/import.h \
 	emu/mw.c emu/mw.h \
 	emu/ah.c emu/ah.h \
 	emu/cq.c emu/cq.h \
@@ -38,4 +40,4 @@ libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h \
 libemuutil_la_LIBADD = $(EV_LIBS)
 
 EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md \
-	doc/counters.md
+	doc/features.md doc/counters.md

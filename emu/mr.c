@@ -12,11 +12,13 @@
 #include <sys/random.h>
 
 #include "emu/device.h"
+#include "emu/dm.h"
 #include "emu/engine.h"
 #include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/mw.h"
+#include "emu/odp.h"
 #include "emu/pd.h"
 #include "emu/transport.h"
 
@@ -55,9 +57,7 @@ struct emu_mr_table {
 };
 
 /* Rights that make the kernel pin pages for writing (ib_access_writable). */
-#define WRITABLE_ACCESS                                                   \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
-	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+#define WRITABLE_ACCESS EMU_MR_WRITABLE_ACCESS
 
 /* ---- the table --------------------------------------------------------- */
 
@@ -260,25 +260,45 @@ struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey)
 	return lookup(dev, rkey, 1);
 }
 
-enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
-				 const struct emu_pd *pd, uint64_t va,
-				 uint64_t len, unsigned int need,
-				 uint8_t **ptr)
+struct emu_mr *emu_mr_by_handle(struct emu_device *dev, uint32_t handle)
 {
-	uint64_t off;
+	struct emu_mr_table *t = dev->mrs;
+	struct emu_mr *mr, *found = NULL;
+	uint32_t i;
 
-	if (mr->pd != pd)
-		return EMU_MR_BAD_PD;
-	if (need & ~mr->access)
-		return EMU_MR_ACCESS;
+	if (!t)
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->mrs.fresh && !found; i++) {
+		mr = atomic_load_explicit(&t->slots[t->mrs.base + i].mr,
+					  memory_order_acquire);
+		if (mr && mr->ibv.handle == handle)
+			found = mr;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
+enum emu_mr_check emu_mr_locate(const struct emu_mr *mr, uint64_t va,
+				uint64_t len, uint8_t **ptr)
+{
+	/* Where a zero-length access lands when the region has no address
+	 * of its own (an implicit ODP region at va 0). */
+	static uint8_t nowhere;
+	uint64_t off;
+	uint8_t *p;
+
 	/* Subtract rather than add: va + len may wrap past 2^64, the
 	 * offset and the room left after it cannot. */
 	if (va >= mr->iova && va - mr->iova <= mr->length) {
 		off = va - mr->iova;
 		if (len > mr->length - off)
 			return EMU_MR_BOUNDS;
+		/* In integers: an implicit region's addr is NULL, and an
+		 * offset from NULL is no pointer arithmetic C allows. */
+		p = (uint8_t *)((uintptr_t)mr->addr + off);
 		if (ptr)
-			*ptr = mr->addr + off;
+			*ptr = p || len ? p : &nowhere;
 		return EMU_MR_OK;
 	}
 	if (len)
@@ -287,7 +307,37 @@ enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
 	 * does not check the R_Key's range for it); hand back a pointer
 	 * that is valid to pass to memcpy with length 0. */
 	if (ptr)
-		*ptr = mr->addr;
+		*ptr = mr->addr ? mr->addr : &nowhere;
+	return EMU_MR_OK;
+}
+
+/* Rights whose access writes the region's memory. */
+#define WRITE_NEEDS                                                       \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
+	 IBV_ACCESS_REMOTE_ATOMIC)
+
+enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
+				 const struct emu_pd *pd, uint64_t va,
+				 uint64_t len, unsigned int need,
+				 uint8_t **ptr)
+{
+	enum emu_mr_check rc;
+	uint8_t *p;
+
+	if (mr->pd != pd)
+		return EMU_MR_BAD_PD;
+	if (need & ~mr->access)
+		return EMU_MR_ACCESS;
+	rc = emu_mr_locate(mr, va, len, &p);
+	if (rc != EMU_MR_OK)
+		return rc;
+	/* An ODP region's pages are faulted in before the engine touches
+	 * them, as an ODP HCA's are: a page that cannot be fails the
+	 * access, it never reaches a load or store (emu/odp.c). */
+	if (mr->odp && emu_odp_fault(p, len, need & WRITE_NEEDS))
+		return EMU_MR_FAULT;
+	if (ptr)
+		*ptr = p;
 	return EMU_MR_OK;
 }
 
@@ -475,32 +525,15 @@ static int check_range(struct emu_device *dev, const void *addr,
 
 /* ---- registration ------------------------------------------------------ */
 
-int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
-		    uint64_t iova, unsigned int access, struct emu_mr **out)
+/* Enter a checked region: its fields, a slot and fresh keys. */
+static int add_region(struct emu_pd *pd, void *addr, uint64_t length,
+		      uint64_t iova, unsigned int access, struct emu_dm *dm,
+		      struct emu_mr **out)
 {
-	struct emu_device *dev = pd->ctx->dev;
-	struct emu_mr_table *t = dev->mrs;
+	struct emu_mr_table *t = pd->ctx->dev->mrs;
 	struct emu_mr *mr;
 	int rc;
 
-	/* Optional bits ask for nothing we must honour: relaxed ordering
-	 * allows reordering and we simply do not reorder. */
-	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
-	if (access & IBV_ACCESS_ZERO_BASED)
-		iova = 0;
-	if (!t)
-		return ENOMEM;
-	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
-	if (rc)
-		return rc;
-	/* Of a region of no bytes, the page its address is in is pinned. */
-	rc = emu_mr_check_mapped(addr, length ? length : 1,
-				 !!(access & WRITABLE_ACCESS));
-	if (rc)
-		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
-				  "mapped%s", addr, (unsigned long long)length,
-				  access & WRITABLE_ACCESS ?
-				  " writable" : " readable");
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;
@@ -509,9 +542,14 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
+	mr->odp = access & IBV_ACCESS_ON_DEMAND;
+	mr->implicit = mr->odp && emu_odp_is_implicit(addr, length);
+	mr->dm = dm;
 	mr->ibv.context = pd->ibv.context;
 	mr->ibv.pd = &pd->ibv;
-	mr->ibv.addr = addr;
+	/* The device memory has no address of the application's
+	 * (ibv_cmd_reg_dm_mr leaves addr NULL): SGEs use offsets. */
+	mr->ibv.addr = dm ? NULL : addr;
 	mr->ibv.length = length;
 	if (emu_handle_add(pd->ctx, EMU_OBJ_MR, &mr->ibv, &mr->ibv.handle)) {
 		free(mr);
@@ -533,6 +571,53 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 	}
 	*out = mr;
 	return 0;
+}
+
+int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
+		    uint64_t iova, unsigned int access, struct emu_mr **out)
+{
+	struct emu_device *dev = pd->ctx->dev;
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	int rc;
+
+	/* Optional bits ask for nothing we must honour: relaxed ordering
+	 * allows reordering and we simply do not reorder. */
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (access & IBV_ACCESS_ZERO_BASED)
+		iova = 0;
+	if (!dev->mrs)
+		return ENOMEM;
+	/* mlx5_ib_reg_user_mr: the implicit region is at iova 0. */
+	if (odp && emu_odp_is_implicit(addr, length) && iova)
+		return emu_refuse(EINVAL, "ibv_reg_mr: implicit ODP at iova "
+				  "%#llx, not 0", (unsigned long long)iova);
+	rc = check_range(dev, addr, length, iova, "ibv_reg_mr");
+	if (rc)
+		return rc;
+	/* An ODP region's pages need not exist yet: each access faults in
+	 * what it touches, and fails on what is not there. */
+	/* Of a region of no bytes, the page its address is in is pinned. */
+	rc = odp ? 0 : emu_mr_check_mapped(addr, length ? length : 1,
+					    !!(access & WRITABLE_ACCESS));
+	if (rc)
+		return emu_refuse(rc, "ibv_reg_mr: [%p, +%llu) is not all "
+				  "mapped%s", addr, (unsigned long long)length,
+				  access & WRITABLE_ACCESS ?
+				  " writable" : " readable");
+	return add_region(pd, addr, length, iova, access, NULL, out);
+}
+
+int emu_mr_register_dm(struct emu_pd *pd, struct emu_dm *dm, void *mem,
+		       uint64_t length, unsigned int access,
+		       struct emu_mr **out)
+{
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (!pd->ctx->dev->mrs)
+		return ENOMEM;
+	/* No user pages, nothing pinned: any length the DM holds, even
+	 * none, as the kernel's mlx5_ib_reg_dm_mr takes it. */
+	return add_region(pd, mem, length, 0, access | IBV_ACCESS_ZERO_BASED,
+			  dm, out);
 }
 
 int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
@@ -557,6 +642,17 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 		niova = nacc & IBV_ACCESS_ZERO_BASED ? 0 : (uintptr_t)addr;
 	}
 
+	/* ib_uverbs_rereg_mr: a region on device memory cannot change. */
+	if (mr->dm)
+		return emu_refuse(EINVAL, "ibv_rereg_mr: a region on device "
+				  "memory");
+	/* mlx5 rebuilds an implicit ODP region on every rereg, and refuses
+	 * before touching it when the rights would drop ON_DEMAND and no
+	 * new translation is given. */
+	if (mr->implicit && !(flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
+	    !(nacc & IBV_ACCESS_ON_DEMAND))
+		return emu_refuse(EOPNOTSUPP, "ibv_rereg_mr: an implicit ODP "
+				  "region cannot lose IBV_ACCESS_ON_DEMAND");
 	/* Out of the engine's sight before anything changes; left out on
 	 * failure, as a real HCA may have destroyed the old key already.
 	 * Windows bound to it stay bound: each access through one checks
@@ -566,8 +662,9 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 		rc = emu_refuse(EINVAL, "ibv_rereg_mr: pd of another context");
 	if (!rc)
 		rc = check_range(dev, naddr, nlen, niova, "ibv_rereg_mr");
-	if (!rc && (flags & (IBV_REREG_MR_CHANGE_TRANSLATION |
-			     IBV_REREG_MR_CHANGE_ACCESS))) {
+	if (!rc && !(nacc & IBV_ACCESS_ON_DEMAND) &&
+	    (flags & (IBV_REREG_MR_CHANGE_TRANSLATION |
+		      IBV_REREG_MR_CHANGE_ACCESS))) {
 		rc = emu_mr_check_mapped(naddr, nlen,
 					 !!(nacc & WRITABLE_ACCESS));
 		if (rc)
@@ -590,6 +687,8 @@ int emu_mr_reregister(struct emu_mr *mr, int flags, struct emu_pd *pd,
 	mr->length = nlen;
 	mr->iova = niova;
 	mr->access = nacc;
+	mr->odp = nacc & IBV_ACCESS_ON_DEMAND;
+	mr->implicit = mr->odp && emu_odp_is_implicit(naddr, nlen);
 	mr->ibv.addr = naddr;
 	mr->ibv.length = nlen;
 
@@ -613,6 +712,8 @@ int emu_mr_deregister(struct emu_mr *mr)
 	pthread_mutex_unlock(&t->lock);
 	emu_handle_remove(mr->ibv.handle, &mr->ibv);
 	emu_pd_put(mr->pd);
+	if (mr->dm)
+		emu_dm_mr_gone(mr->dm);
 	free(mr);
 	return 0;
 }

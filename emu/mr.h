@@ -3,11 +3,13 @@
 #ifndef EMU_MR_H
 #define EMU_MR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
 struct emu_device;
+struct emu_dm;
 struct emu_pd;
 struct emu_mw;
 
@@ -20,7 +22,22 @@ struct emu_mr {
 	unsigned int access;		/* IBV_ACCESS_* */
 	uint32_t index;			/* slot in the device's key table */
 	uint32_t num_mw;		/* windows bound to it (engine) */
+	/* IBV_ACCESS_ON_DEMAND: pages are faulted in at each access and
+	 * may be missing (emu/odp.c); implicit: the whole address space,
+	 * addr NULL and iova 0, so va is the process address. */
+	bool odp, implicit;
+	/* Registered on device memory (emu/dm.c), or NULL. */
+	struct emu_dm *dm;
+	/* An ibv_import_mr view of a region (emu/import.c): a copy of its
+	 * keys and length for the application, in no slot of the table. */
+	bool imported;
 };
+
+/* Rights that make the kernel pin pages for writing (ib_access_writable),
+ * and an ODP region writable. */
+#define EMU_MR_WRITABLE_ACCESS                                            \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
 
 static inline struct emu_mr *to_emu_mr(struct ibv_mr *mr)
 {
@@ -35,6 +52,7 @@ enum emu_mr_check {
 	EMU_MR_BAD_PD,			/* key of another protection domain */
 	EMU_MR_BOUNDS,			/* range not inside the region */
 	EMU_MR_ACCESS,			/* region lacks the right */
+	EMU_MR_FAULT,			/* ODP: a page not faulted in */
 };
 
 /* The device's key table, created with the device (max_mr slots for
@@ -51,11 +69,22 @@ void emu_mr_table_destroy(struct emu_device *dev);
  * the keys at iova. The caller has checked the access bits (the front end
  * does); optional bits are dropped here. Returns 0 and *out, filled for
  * the user (context, pd, addr, length, handle, lkey, rkey), or:
- * EINVAL (length 0, a range that wraps, above max_mr_size), EFAULT (not
- * mapped, or mapped without the protection the rights need, as pinning
- * fails on a real HCA), ENOMEM (max_mr reached, or no memory). */
+ * EINVAL (length 0, a range that wraps, above max_mr_size, an implicit
+ * ODP region at an iova other than 0), EFAULT (not mapped, or mapped
+ * without the protection the rights need, as pinning fails on a real
+ * HCA; never for IBV_ACCESS_ON_DEMAND, whose pages need not exist yet),
+ * ENOMEM (max_mr reached, or no memory). With IBV_ACCESS_ON_DEMAND,
+ * addr NULL and length UINT64_MAX register the implicit ODP region that
+ * covers the whole address space. */
 int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 		    uint64_t iova, unsigned int access, struct emu_mr **out);
+
+/* Register length bytes of device memory at mem, part of dm (emu/dm.c,
+ * which has checked the range; length may be 0), zero-based: as
+ * emu_mr_register, with no page to pin; the user's addr stays NULL. */
+int emu_mr_register_dm(struct emu_pd *pd, struct emu_dm *dm, void *mem,
+		       uint64_t length, unsigned int access,
+		       struct emu_mr **out);
 
 /* ibv_rereg_mr's work: flags IBV_REREG_MR_CHANGE_*; the new values only
  * for the flags given (a new translation maps iova to addr, or 0 with
@@ -96,9 +125,22 @@ void emu_dev_count_release(struct emu_device *dev, enum emu_dev_count what);
 struct emu_mr *emu_mr_lookup_lkey(struct emu_device *dev, uint32_t lkey);
 struct emu_mr *emu_mr_lookup_rkey(struct emu_device *dev, uint32_t rkey);
 
+/* The live region whose ibv_mr.handle is handle, or NULL, under the same
+ * rule as the lookups (the engine thread). A scan of the table: for
+ * imports (emu/import.c), never for the data path. */
+struct emu_mr *emu_mr_by_handle(struct emu_device *dev, uint32_t handle);
+
+/* Where [va, va + len) of mr is in this process: EMU_MR_OK and *ptr, or
+ * EMU_MR_BOUNDS. No right is checked and no page faulted in. len 0 is
+ * always in bounds, and *ptr then valid to pass to memcpy. */
+enum emu_mr_check emu_mr_locate(const struct emu_mr *mr, uint64_t va,
+				uint64_t len, uint8_t **ptr);
+
 /* Check that [va, va + len) lies in mr, that mr belongs to pd and grants
  * every IBV_ACCESS_* bit in need (0 for a local read); on success *ptr is
- * the process address of va. len 0 is always in bounds. */
+ * the process address of va. len 0 is always in bounds. For an ODP region
+ * the pages are faulted in too, for writing when need has a write right:
+ * EMU_MR_FAULT when they cannot be (nothing was touched). */
 enum emu_mr_check emu_mr_resolve(const struct emu_mr *mr,
 				 const struct emu_pd *pd, uint64_t va,
 				 uint64_t len, unsigned int need,

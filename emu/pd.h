@@ -9,13 +9,35 @@
 
 struct emu_context;
 
+/* What an ibv_pd the application holds is. */
+enum emu_pd_kind {
+	EMU_PD_PLAIN,			/* ibv_alloc_pd */
+	EMU_PD_PARENT,			/* a parent domain (emu/pdom.c) */
+	EMU_PD_IMPORTED,		/* ibv_import_pd (emu/import.c) */
+};
+
 struct emu_pd {
 	struct ibv_pd ibv;
 	struct emu_context *ctx;
 	atomic_uint users;		/* MRs, AHs, QPs, SRQs, MWs on it */
+	/* A parent domain or an imported PD stands for a plain PD, whose
+	 * handle it carries (rdma-core's ibv_initialize_parent_domain):
+	 * every object made on it is made on that one. NULL when plain. */
+	struct emu_pd *real;
+	enum emu_pd_kind kind;
 };
 
+/* The protection domain an ibv_pd names: itself, or the plain PD a parent
+ * domain or an import stands for. */
 static inline struct emu_pd *to_emu_pd(struct ibv_pd *pd)
+{
+	struct emu_pd *p = (struct emu_pd *)pd;
+
+	return p->real ? p->real : p;
+}
+
+/* The ibv_pd's own object, whatever its kind. */
+static inline struct emu_pd *emu_pd_self(struct ibv_pd *pd)
 {
 	return (struct emu_pd *)pd;
 }

@@ -467,13 +467,16 @@ static void ring_doorbell(struct emu_qp *qp)
 	emu_engine_leave(e);
 }
 
-static int wq_init(struct emu_wq *q, uint32_t n, size_t stride)
+/* A QP made on a parent domain takes its rings from its allocators. */
+static int wq_init(struct emu_wq *q, uint32_t n, size_t stride,
+		   struct emu_pdom *pdom)
 {
 	q->size = n ? n : 1;
 	q->stride = (uint32_t)((stride + 7) & ~(size_t)7);
-	q->slots = calloc(q->size, q->stride);
-	if (!q->slots)
+	if (emu_qmem_alloc(&q->mem, pdom, (size_t)q->size * q->stride,
+			   EMU_RES_TYPE_QP, true))
 		return ENOMEM;
+	q->slots = q->mem.p;
 	pthread_spin_init(&q->lock, PTHREAD_PROCESS_PRIVATE);
 	atomic_init(&q->prod, 0);
 	atomic_init(&q->cons, 0);
@@ -484,7 +487,7 @@ static void wq_fini(struct emu_wq *q)
 {
 	if (!q->slots)
 		return;
-	free(q->slots);
+	emu_qmem_free(&q->mem);
 	q->slots = NULL;
 	pthread_spin_destroy(&q->lock);
 }
@@ -550,6 +553,7 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 		qp->xrcd = to_emu_xrcd(init->xrcd)->dom;
 	} else {
 		qp->pd = to_emu_pd(init->pd);
+		qp->pdom = emu_pdom_of(init->pd);
 		qp->scq = to_emu_cq(init->send_cq);
 		if (qp->type != IBV_QPT_XRC_SEND) {
 			qp->rcq = to_emu_cq(init->recv_cq);
@@ -587,12 +591,12 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 	rc = wq_init(&qp->sq, cap->max_send_wr +
 		     (qp->srq && qp->srq->type == IBV_SRQT_TM ?
 		      EMU_TM_SQ_RESERVE : 0),
-		     sizeof(struct emu_swqe) + area);
+		     sizeof(struct emu_swqe) + area, qp->pdom);
 	if (!rc)
 		rc = wq_init(&qp->rq, cap->max_recv_wr,
 			     sizeof(struct emu_rwqe) +
 			     (size_t)(cap->max_recv_sge ?: 1) *
-			     sizeof(struct ibv_sge));
+			     sizeof(struct ibv_sge), qp->pdom);
 	qp->resp.nres = dev->cfg.limits.max_qp_rd_atom ?
 			dev->cfg.limits.max_qp_rd_atom : 1;
 	qp->resp.res = calloc(qp->resp.nres, sizeof(*qp->resp.res));
@@ -647,6 +651,7 @@ static int qp_create(struct emu_context *ctx, struct ibv_qp_init_attr_ex *init,
 
 	if (qp->pd)
 		emu_pd_get(qp->pd);
+	emu_pdom_get(qp->pdom);
 	if (qp->scq)
 		emu_cq_get(qp->scq);
 	if (qp->rcq)
@@ -754,6 +759,7 @@ int emu_qp_destroy(struct emu_qp *qp)
 {
 	struct ibv_qp *ibqp = emu_qp_ibv(qp);
 	struct qp_call call = { .qp = qp };
+	struct emu_pdom *pdom = qp->pdom;
 
 	pthread_mutex_lock(&qp->lock);
 	emu_engine_call(qp->dev->engine, do_remove, &call);
@@ -788,7 +794,9 @@ int emu_qp_destroy(struct emu_qp *qp)
 		emu_srq_put(qp->srq);
 	if (qp->xrcd)
 		atomic_fetch_sub(&qp->xrcd->users, 1);
+	/* The rings go back to the parent domain's allocator first. */
 	qp_free(qp);
+	emu_pdom_put(pdom);
 	return 0;
 }
 

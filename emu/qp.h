@@ -18,6 +18,7 @@
 #include "emu/cc.h"
 #include "emu/counters.h"
 #include "emu/device.h"
+#include "emu/pdom.h"
 #include "emu/qp_ex.h"
 #include "emu/tm.h"
 
@@ -97,7 +98,8 @@ struct emu_rwqe {
 /* A ring of fixed-size slots: posting threads produce under lock, the
  * engine consumes. Indexes run free and wrap modulo 2^32. */
 struct emu_wq {
-	uint8_t *slots;
+	uint8_t *slots;			/* mem.p */
+	struct emu_qmem mem;		/* from a parent domain, or malloc */
 	uint32_t size;			/* slots */
 	uint32_t stride;		/* bytes per slot */
 	pthread_spinlock_t lock;	/* posters of this queue */
@@ -241,6 +243,7 @@ struct emu_qp {
 	struct emu_device *dev;
 	struct emu_context *ctx;
 	struct emu_pd *pd;
+	struct emu_pdom *pdom;		/* made on a parent domain: its rings */
 	struct emu_cq *scq, *rcq;
 	enum ibv_qp_type type;
 	uint32_t qpn;

@@ -490,9 +490,12 @@ static int ah_attr_check(struct emu_device *dev, const struct ibv_ah_attr *ah)
 
 /* What a QP's access flags may hold: IBTA's three remote enables. Local
  * write is accepted and ignored, as the kernel does: many programs pass
- * their MR flags here, and a QP's local writes are always allowed. */
+ * their MR flags here, and a QP's local writes are always allowed. So is
+ * ON_DEMAND, an MR flag rdma-core's test_odp passes the same way: mlx5
+ * reads only the remote enables (to_mlx5_access_flags()). */
 #define QP_ACCESS_OK (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+		      IBV_ACCESS_ON_DEMAND)
 
 int emu_qp_attr_values_check(struct emu_device *dev, enum ibv_qp_type type,
 			     const struct ibv_qp_attr *attr, int attr_mask)

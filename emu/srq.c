@@ -41,7 +41,7 @@ void emu_srq_table_destroy(struct emu_device *dev)
 
 struct srq_call {
 	struct emu_srq *srq;
-	uint8_t *slots;
+	struct emu_qmem mem;		/* resize: new ring in, old one out */
 	uint32_t size;
 	int rc;
 };
@@ -75,7 +75,7 @@ static void srq_free(struct emu_srq *srq)
 {
 	emu_handle_remove(srq->ibv.handle, &srq->ibv);
 	emu_tm_destroy(srq);
-	free(srq->rq.slots);
+	emu_qmem_free(&srq->rq.mem);
 	pthread_spin_destroy(&srq->rq.lock);
 	pthread_mutex_destroy(&srq->lock);
 	pthread_mutex_destroy(&srq->ibv.mutex);
@@ -96,11 +96,14 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 		return ENOMEM;
 	srq->rq.size = max_wr;
 	srq->rq.stride = (uint32_t)((emu_srq_wqe_size(max_sge) + 7) & ~7ul);
-	srq->rq.slots = calloc(max_wr, srq->rq.stride);
-	if (!srq->rq.slots) {
+	/* On a parent domain, from its allocators (emu/pdom.c). */
+	if (emu_qmem_alloc(&srq->rq.mem, attr->pdom,
+			   (size_t)max_wr * srq->rq.stride, EMU_RES_TYPE_SRQ,
+			   true)) {
 		free(srq);
 		return ENOMEM;
 	}
+	srq->rq.slots = srq->rq.mem.p;
 	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_mutex_init(&srq->lock, NULL);
 	pthread_mutex_init(&srq->ibv.mutex, NULL);
@@ -108,6 +111,7 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	srq->ctx = ctx;
 	srq->dev = ctx->dev;
 	srq->pd = attr->pd;
+	srq->pdom = attr->pdom;
 	srq->cq = attr->cq;
 	srq->xrcd = attr->xrcd ? attr->xrcd->dom : NULL;
 	srq->type = attr->type;
@@ -130,8 +134,10 @@ int emu_srq_create(struct emu_context *ctx, struct emu_srq_attr *attr,
 	}
 	srq->ibv.context = &ctx->vctx.context;
 	srq->ibv.srq_context = attr->srq_context;
-	srq->ibv.pd = &attr->pd->ibv;
+	/* The PD as the application gave it: a parent domain, say. */
+	srq->ibv.pd = attr->pdom ? &attr->pdom->pd.ibv : &attr->pd->ibv;
 	emu_pd_get(srq->pd);
+	emu_pdom_get(srq->pdom);
 	if (srq->cq)
 		emu_cq_get(srq->cq);
 	if (srq->xrcd)
@@ -146,6 +152,7 @@ int emu_srq_destroy(struct emu_srq *srq)
 {
 	struct ibv_srq *ib = &srq->ibv;
 	struct srq_call call = { .srq = srq };
+	struct emu_pdom *pdom = srq->pdom;
 
 	pthread_mutex_lock(&srq->lock);
 	if (atomic_load(&srq->users)) {
@@ -171,7 +178,9 @@ int emu_srq_destroy(struct emu_srq *srq)
 		emu_cq_put(srq->cq);
 	if (srq->xrcd)
 		atomic_fetch_sub(&srq->xrcd->users, 1);
+	/* The ring goes back to the parent domain's allocator first. */
 	srq_free(srq);
+	emu_pdom_put(pdom);
 	return 0;
 }
 
@@ -183,20 +192,24 @@ static void do_resize(void *p)
 	struct emu_wq *q = &c->srq->rq;
 	uint32_t cons = atomic_load(&q->cons), prod = atomic_load(&q->prod);
 	uint32_t n = prod - cons, i;
+	struct emu_qmem old;
 
 	if (n > c->size) {
 		c->rc = EINVAL;
 		return;
 	}
 	for (i = 0; i < n; i++)
-		memcpy(c->slots + (size_t)i * q->stride,
+		memcpy((uint8_t *)c->mem.p + (size_t)i * q->stride,
 		       emu_wq_slot(q, cons + i), q->stride);
-	free(q->slots);
-	q->slots = c->slots;
+	/* The old ring leaves in c->mem, for the caller to free: never a
+	 * parent domain's free callback on the engine thread. */
+	old = q->mem;
+	q->mem = c->mem;
+	q->slots = q->mem.p;
 	q->size = c->size;
 	atomic_store(&q->cons, 0);
 	atomic_store(&q->prod, n);
-	c->slots = NULL;
+	c->mem = old;
 	c->rc = 0;
 }
 
@@ -230,15 +243,17 @@ int emu_srq_modify(struct emu_srq *srq, const struct ibv_srq_attr *attr,
 	}
 	if ((mask & IBV_SRQ_MAX_WR) && max_wr != srq->max_wr) {
 		call.size = max_wr;
-		call.slots = calloc(max_wr, srq->rq.stride);
-		if (!call.slots) {
+		if (emu_qmem_alloc(&call.mem, srq->pdom,
+				   (size_t)max_wr * srq->rq.stride,
+				   EMU_RES_TYPE_SRQ, true)) {
 			rc = ENOMEM;
 			goto out;
 		}
 		pthread_spin_lock(&srq->rq.lock);
 		emu_engine_call(srq->dev->engine, do_resize, &call);
 		pthread_spin_unlock(&srq->rq.lock);
-		free(call.slots);
+		/* The ring not taken: the old one, or the new on failure. */
+		emu_qmem_free(&call.mem);
 		rc = call.rc;
 		if (rc) {
 			emu_log(EMU_LOG_VERBS, "ibv_modify_srq: max_wr %u < "

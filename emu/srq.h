@@ -53,6 +53,7 @@ struct emu_srq {
 	struct emu_context *ctx;
 	struct emu_device *dev;
 	struct emu_pd *pd;
+	struct emu_pdom *pdom;		/* its ring's allocator, or NULL */
 	struct emu_cq *cq;		/* XRC: where its receives complete */
 	struct emu_xrcd_dom *xrcd;	/* XRC: its domain */
 	enum ibv_srq_type type;
@@ -89,6 +90,7 @@ struct emu_srq_attr {
 	enum ibv_srq_type type;
 	void *srq_context;
 	struct emu_pd *pd;
+	struct emu_pdom *pdom;		/* made on a parent domain, or NULL */
 	struct emu_cq *cq;		/* XRC only */
 	struct emu_xrcd *xrcd;		/* XRC only */
 	uint32_t max_wr;		/* in: asked; out: made (>=) */

@@ -7,6 +7,7 @@
 #include "emu/engine.h"
 #include "emu/device.h"
 #include "emu/log.h"
+#include "emu/pdom.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"
@@ -153,13 +154,16 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 					     "comp_mask %#x has unknown bits",
 					     ia->comp_mask));
 	/* rdma-core refuses the fields a provider cannot report with
-	 * EOPNOTSUPP; we report the standard ones and, for tag-matching
-	 * SRQs, the TM information. */
+	 * EOPNOTSUPP; we report the standard ones, for tag-matching SRQs
+	 * the TM information, and completion timestamps (emu/clock.c). */
 	if (ia->wc_flags & ~((uint64_t)IBV_WC_STANDARD_FLAGS |
-			     IBV_WC_EX_WITH_TM_INFO))
+			     IBV_WC_EX_WITH_TM_INFO |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
 		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_create_cq_ex: "
 					     "wc_flags %#llx: only the "
-					     "standard fields and TM info",
+					     "standard fields, TM info and "
+					     "timestamps",
 					     (unsigned long long)
 					     ia->wc_flags));
 	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) {
@@ -170,12 +174,16 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 						     ia->flags));
 		attr.flags = ia->flags;
 	}
-	/* No parent domains here: whatever pd is given is not one, and mlx5
-	 * answers that with EINVAL. */
-	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return verbs_null(emu_refuse(EINVAL, "ibv_create_cq_ex: "
-					     "parent_domain: this device has "
-					     "no parent domains"));
+	/* A CQ on a parent domain takes its ring from the domain's
+	 * allocators; anything else given there is EINVAL, as on mlx5
+	 * (mlx5_create_cq_ex: to_mparent_domain() NULL). */
+	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		attr.pdom = emu_pdom_of(ia->parent_domain);
+		if (!attr.pdom || ia->parent_domain->context != context)
+			return verbs_null(emu_refuse(EINVAL,
+				"ibv_create_cq_ex: parent_domain is not a "
+				"parent domain of this context"));
+	}
 	rc = check_common(context, ia->cqe, ia->channel, ia->comp_vector);
 	if (rc)
 		return verbs_null(rc);

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include "emu/device.h"
+#include "emu/import.h"
 #include "emu/log.h"
 #include "verbs/err.h"
+#include "verbs/import.h"
 #include "verbs/ops.h"
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
@@ -81,6 +83,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		return NULL;
 	}
 	emu_verbs_init_context(ctx);
+	/* No kernel behind us, but programs dup or poll this fd (to import
+	 * the context, say): a real descriptor, a file of its own. */
+	ctx->vctx.context.cmd_fd = emu_verbs_cmd_fd(ctx);
 	return &ctx->vctx.context;
 }
 
@@ -92,6 +97,7 @@ int ibv_close_device(struct ibv_context *context)
 		return -1;
 	}
 	pthread_mutex_destroy(&context->mutex);
+	emu_import_family_leave(emu_ctx(context));
 	if (context->cmd_fd >= 0)
 		close(context->cmd_fd);
 	emu_context_close(emu_ctx(context));

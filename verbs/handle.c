@@ -4,7 +4,9 @@
 #include <stddef.h>
 
 #include "emu/device.h"
+#include "emu/import.h"
 #include "emu/log.h"
+#include "emu/pd.h"
 #include "verbs/handle.h"
 
 static const char *type_name(unsigned int t)
@@ -30,6 +32,19 @@ int verbs_obj_find(struct ibv_context *context, uint32_t handle,
 	 * context swapped for another one's is simply not this one. */
 	if (!context)
 		return emu_refuse(ENOENT, "%s: %s has no context", verb, what);
+	/* A parent domain or an imported PD carries the handle of the PD
+	 * it stands for: that one is looked up, in its own context, which
+	 * must be the command's or one opened from the same command file
+	 * (an import's), as the kernel shares one file's objects. */
+	if (type == EMU_OBJ_PD && obj) {
+		struct emu_pd *p = (struct emu_pd *)obj;
+
+		if (p->real && p->ibv.handle == handle &&
+		    emu_import_same_family(emu_ctx(context), p->real->ctx)) {
+			context = &p->real->ctx->vctx.context;
+			obj = &p->real->ibv;
+		}
+	}
 	rc = emu_handle_lookup(emu_ctx(context), handle, type, obj);
 	if (rc == EINVAL)
 		emu_log(EMU_LOG_VERBS, "%s: %s handle %u names another kind "

@@ -28,6 +28,7 @@ struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 		rc = emu_mw_alloc(to_emu_pd(pd), type, &mw);
 	if (rc)
 		return verbs_null(rc);
+	mw->ibv.pd = pd;	/* as given: a parent domain, say */
 	return &mw->ibv;
 }
 

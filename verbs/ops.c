@@ -1,8 +1,6 @@
 /* The device's one ops table and its installer: every op slot of
  * ibv_context_ops and verbs_context this device implements, and how each
  * opened context gets them. */
-#include <fcntl.h>
-
 #include "emu/cq.h"
 #include "emu/device.h"
 #include "verbs/ops.h"
@@ -55,6 +53,23 @@ struct emu_verbs_ops {
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	struct ibv_qp *(*open_qp)(struct ibv_context *context,
 				  struct ibv_qp_open_attr *attr);
+	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			 uint32_t flags, struct ibv_sge *sg_list,
+			 uint32_t num_sge);
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
+				   struct ibv_alloc_dm_attr *attr);
+	int (*free_dm)(struct ibv_dm *dm);
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
+	struct ibv_td *(*alloc_td)(struct ibv_context *context,
+				   struct ibv_td_init_attr *init_attr);
+	int (*dealloc_td)(struct ibv_td *td);
+	struct ibv_pd *(*alloc_parent_domain)(
+		struct ibv_context *context,
+		struct ibv_parent_domain_init_attr *attr);
 	struct ibv_counters *(*create_counters)(
 		struct ibv_context *context,
 		struct ibv_counters_init_attr *init_attr);
@@ -98,6 +113,14 @@ static const struct emu_verbs_ops emu_ops = {
 	.open_xrcd = emu_verbs_open_xrcd,
 	.close_xrcd = emu_verbs_close_xrcd,
 	.open_qp = emu_verbs_open_qp,
+	.advise_mr = emu_verbs_advise_mr,
+	.alloc_dm = emu_verbs_alloc_dm,
+	.free_dm = emu_verbs_free_dm,
+	.reg_dm_mr = emu_verbs_reg_dm_mr,
+	.query_rt_values = emu_verbs_query_rt_values,
+	.alloc_td = emu_verbs_alloc_td,
+	.dealloc_td = emu_verbs_dealloc_td,
+	.alloc_parent_domain = emu_verbs_alloc_parent_domain,
 	.create_counters = emu_verbs_create_counters,
 	.destroy_counters = emu_verbs_destroy_counters,
 	.attach_counters_point_flow = emu_verbs_attach_counters_point_flow,
@@ -132,6 +155,14 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->open_xrcd = t->open_xrcd;
 	vctx->close_xrcd = t->close_xrcd;
 	vctx->open_qp = t->open_qp;
+	vctx->advise_mr = t->advise_mr;
+	vctx->alloc_dm = t->alloc_dm;
+	vctx->free_dm = t->free_dm;
+	vctx->reg_dm_mr = t->reg_dm_mr;
+	vctx->query_rt_values = t->query_rt_values;
+	vctx->alloc_td = t->alloc_td;
+	vctx->dealloc_td = t->dealloc_td;
+	vctx->alloc_parent_domain = t->alloc_parent_domain;
 	vctx->create_counters = t->create_counters;
 	vctx->destroy_counters = t->destroy_counters;
 	vctx->attach_counters_point_flow = t->attach_counters_point_flow;
@@ -146,9 +177,9 @@ void emu_verbs_init_context(struct emu_context *ctx)
 	struct ibv_context *c = &vctx->context;
 
 	c->device = &ctx->dev->ibdev;
-	/* No kernel behind us, but programs dup or poll this fd (to import
-	 * the device elsewhere, say): it must be a real descriptor. */
-	c->cmd_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	/* The command file comes from whoever opens the context: a file of
+	 * its own (verbs/import.c), or the one ibv_import_device is given. */
+	c->cmd_fd = -1;
 	c->async_fd = ctx->async.fd;
 	c->num_comp_vectors = 1;
 	pthread_mutex_init(&c->mutex, NULL);

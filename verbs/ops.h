@@ -73,4 +73,30 @@ int emu_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		      struct ibv_mw_bind *mw_bind);
 int emu_verbs_dealloc_mw(struct ibv_mw *mw);
 
+/* verbs/odp.c */
+int emu_verbs_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			uint32_t flags, struct ibv_sge *sg_list,
+			uint32_t num_sge);
+
+/* verbs/dm.c; set_copy installs a DM's memcpy_to/from_dm functions */
+struct ibv_dm *emu_verbs_alloc_dm(struct ibv_context *context,
+				  struct ibv_alloc_dm_attr *attr);
+int emu_verbs_free_dm(struct ibv_dm *dm);
+struct ibv_mr *emu_verbs_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+				   uint64_t dm_offset, size_t length,
+				   unsigned int access);
+void emu_verbs_dm_set_copy(struct ibv_dm *dm);
+
+/* verbs/clock.c */
+int emu_verbs_query_rt_values(struct ibv_context *context,
+			      struct ibv_values_ex *values);
+
+/* verbs/pdom.c */
+struct ibv_td *emu_verbs_alloc_td(struct ibv_context *context,
+				  struct ibv_td_init_attr *init_attr);
+int emu_verbs_dealloc_td(struct ibv_td *td);
+struct ibv_pd *
+emu_verbs_alloc_parent_domain(struct ibv_context *context,
+			      struct ibv_parent_domain_init_attr *attr);
+
 #endif

@@ -1,6 +1,7 @@
 /* Front end of PDs, MRs and AHs: argument and access-flag checks and the
  * errno conventions of each verb; emu/mr.c and emu/ah.c do the work. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,8 +10,10 @@
 #include "emu/log.h"
 #include "emu/mr.h"
 #include "emu/pd.h"
+#include "emu/pdom.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
+#include "verbs/import.h"
 
 /* The header turns these into inline selectors; we define the symbols. */
 #undef ibv_reg_mr
@@ -28,9 +31,8 @@ int ibv_dofork_range(void *base, size_t size);
  * order:
  * - remote write or atomic needs local write (IBTA): EINVAL;
  * - a bit outside the known set and the optional range: EINVAL;
- * - ON_DEMAND on a device without ODP: EOPNOTSUPP. Ours reports no ODP
- *   capability; it would need every engine access to survive unmapped
- *   pages, where registration instead checks the pages up front;
+ * - ON_DEMAND on a device without ODP: EOPNOTSUPP. Ours has ODP
+ *   (emu/odp.c), so ON_DEMAND is a right like the others;
  * - FLUSH_GLOBAL / FLUSH_PERSISTENT on a device without those capability
  *   flags (ours has neither): EOPNOTSUPP.
  * Accepted and ignored: the optional range (RELAXED_ORDERING among it:
@@ -49,9 +51,6 @@ static int check_access(unsigned int access, const char *verb)
 	if (access & ~KNOWN_ACCESS)
 		return emu_refuse(EINVAL, "%s: access %#x has unknown bits",
 				  verb, access);
-	if (access & IBV_ACCESS_ON_DEMAND)
-		return emu_refuse(EOPNOTSUPP, "%s: IBV_ACCESS_ON_DEMAND: no "
-				  "ODP on this device", verb);
 	if (access & (IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT))
 		return emu_refuse(EOPNOTSUPP, "%s: IBV_ACCESS_FLUSH_*: no "
 				  "flush on this device", verb);
@@ -68,7 +67,14 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_pd: context "
 					     "is NULL"));
 	pd = emu_pd_alloc(emu_ctx(context));
-	return pd ? &pd->ibv : NULL;
+	if (!pd)
+		return NULL;
+	/* Importable by its handle (ibv_import_pd). */
+	if (emu_verbs_pd_created(pd)) {
+		emu_pd_free(pd);
+		return verbs_null(ENOMEM);
+	}
+	return &pd->ibv;
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
@@ -78,11 +84,17 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	if (!pd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_pd: pd is "
 					    "NULL"));
+	/* The handle first: it names the PD (an import's, the one it stands
+	 * for) in its context, or the call ends here. A parent domain goes
+	 * as itself, not as the PD it stands for; an import takes the PD
+	 * with it (verbs/import.c). */
 	rc = verbs_obj_find(pd->context, pd->handle, EMU_OBJ_PD, pd,
 			    "ibv_dealloc_pd", "pd");
-	if (!rc)
-		rc = emu_pd_free(to_emu_pd(pd));
-	return verbs_ret(rc);
+	if (rc)
+		return verbs_ret(rc);
+	if (emu_pdom_of(pd))
+		return verbs_ret(emu_pdom_free(emu_pdom_of(pd)));
+	return verbs_ret(emu_verbs_pd_free(emu_pd_self(pd)));
 }
 
 /* ---- memory regions ---------------------------------------------------- */
@@ -90,6 +102,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
 	struct emu_mr *mr;
 	int rc;
 
@@ -103,14 +116,18 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	if (rc)
 		return verbs_null(rc);
 	/* As rdma-core: the range is marked for fork handling first, and
-	 * unmarked if registration fails. */
-	if (ibv_dontfork_range(addr, length))
+	 * unmarked if registration fails; not an ODP range, which pins
+	 * nothing (and may be the whole address space). */
+	if (!odp && ibv_dontfork_range(addr, length))
 		return NULL;
 	rc = emu_mr_register(to_emu_pd(pd), addr, length, iova, access, &mr);
 	if (rc) {
-		ibv_dofork_range(addr, length);
+		if (!odp)
+			ibv_dofork_range(addr, length);
 		return verbs_null(rc);
 	}
+	/* The PD as given (a parent domain, say), as libibverbs sets it. */
+	mr->ibv.pd = pd;
 	return &mr->ibv;
 }
 
@@ -150,6 +167,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 
 	if (!mr)
 		rc = emu_refuse(EINVAL, "ibv_rereg_mr: mr is NULL");
+	else if (to_emu_mr(mr)->imported)
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: an imported MR");
 	else if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
 		rc = emu_refuse(EINVAL, "ibv_rereg_mr: flags %#x: none, or "
 				"unknown bits", flags);
@@ -179,6 +198,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	rc = emu_mr_reregister(to_emu_mr(mr), flags,
 			       pd ? to_emu_pd(pd) : NULL, addr, length,
 			       (unsigned int)access);
+	if (!rc && (flags & IBV_REREG_MR_CHANGE_PD))
+		mr->pd = pd;
 	if (rc) {
 		if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
 		    ibv_dofork_range(addr, length)) {
@@ -199,21 +220,28 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	void *addr;
 	size_t length;
+	bool odp;
 	int rc;
 
 	if (!mr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dereg_mr: mr is "
 					    "NULL"));
+	/* As the kernel: deregistering an import deregisters the region
+	 * (found by its handle in the family, verbs/import.c). */
+	if (to_emu_mr(mr)->imported)
+		return verbs_ret(emu_verbs_imported_mr_dereg(mr));
 	rc = verbs_obj_find(mr->context, mr->handle, EMU_OBJ_MR, mr,
 			    "ibv_dereg_mr", "mr");
 	if (rc)
 		return verbs_ret(rc);
 	addr = mr->addr;
 	length = mr->length;
+	odp = to_emu_mr(mr)->odp;
 	rc = emu_mr_deregister(to_emu_mr(mr));
 	if (rc)
 		return verbs_ret(rc);
-	ibv_dofork_range(addr, length);
+	if (!odp)
+		ibv_dofork_range(addr, length);
 	return 0;
 }
 
@@ -233,6 +261,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
 	if (rc)
 		return verbs_null(rc);
+	ah->ibv.pd = pd;
 	return &ah->ibv;
 }
 

@@ -9,6 +9,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/pd.h"
+#include "emu/pdom.h"
 #include "emu/qp.h"
 #include "emu/srq.h"
 #include "emu/tm.h"
@@ -115,6 +116,7 @@ static struct ibv_srq *create(struct ibv_context *context,
 		return verbs_null(rc);
 	ea.srq_context = a->srq_context;
 	ea.pd = to_emu_pd(a->pd);
+	ea.pdom = emu_pdom_of(a->pd);
 	if (ea.type == IBV_SRQT_XRC) {
 		ea.cq = to_emu_cq(a->cq);
 		ea.xrcd = to_emu_xrcd(a->xrcd);

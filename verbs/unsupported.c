@@ -130,18 +130,6 @@ void ibv_register_driver(const char *name,
 /* Completion channels and CQ events                                   */
 
 /* ------------------------------------------------------------------ */
-/* Protection domains                                                  */
-
-struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
-{
-	return unsupported_null();
-}
-
-void ibv_unimport_pd(struct ibv_pd *pd)
-{
-}
-
-/* ------------------------------------------------------------------ */
 /* Memory regions                                                      */
 
 /* The header turns these names into function-like macros that pick the
@@ -161,15 +149,6 @@ struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd,
 			     struct ibv_mr_init_attr *mr_init_attr)
 {
 	return unsupported_null();
-}
-
-struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
-{
-	return unsupported_null();
-}
-
-void ibv_unimport_mr(struct ibv_mr *mr)
-{
 }
 
 /* ------------------------------------------------------------------ */
@@ -194,15 +173,6 @@ struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf,
 int ibv_export_buf_dmabuf_fd(struct ibv_buf *buf)
 {
 	return unsupported_minus_one();
-}
-
-struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
-{
-	return unsupported_null();
-}
-
-void ibv_unimport_dm(struct ibv_dm *dm)
-{
 }
 
 int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm)
@@ -336,14 +306,6 @@ int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		     uint16_t lid)
 {
 	return unsupported_errno();
-}
-
-/* ------------------------------------------------------------------ */
-/* Shared device contexts                                              */
-
-struct ibv_context *ibv_import_device(int cmd_fd)
-{
-	return unsupported_null();
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # rdma-core's own pyverbs test suite, as Debian ships it (package
 # python3-pyverbs puts it under /usr/share/doc/rdma-core/tests), run
-# unmodified against the emulated device. Features the device does not
-# have (device memory, ODP, MWs, XRC, mlx5/EFA specifics) skip themselves.
+# unmodified against the emulated device. What needs hardware the device
+# does not have (mlx5/EFA specifics, GPU dma-bufs, raw packet QPs, huge
+# pages) skips itself; doc/features.md lists those skips and why.
 . "$(dirname "$0")/lib.sh"
 suite=/usr/share/doc/rdma-core/tests
 [ -f "$suite/run_tests.py" ] || { echo "SKIP: $suite is not installed"; exit 77; }

@@ -224,7 +224,7 @@ START_TEST(t_cq_ex)
 
 	a = (struct ibv_cq_init_attr_ex){
 		.cqe = 4,
-		.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+		.wc_flags = IBV_WC_EX_WITH_CVLAN,
 	};
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &a));

@@ -643,8 +643,12 @@ START_TEST(t_device_attr)
 	ck_assert_mem_eq(&x.orig_attr, &a, sizeof(a));
 	ck_assert_uint_eq(x.phys_port_cnt_ex, 3);
 	ck_assert_uint_eq(x.comp_mask, 0);
-	ck_assert_uint_eq(x.hca_core_clock, 0);
-	ck_assert_uint_eq(x.max_dm_size, 0);
+	/* The clock, device memory and ODP (doc/features.md). */
+	ck_assert_uint_eq(x.hca_core_clock, 1000000);
+	ck_assert_uint_eq(x.completion_timestamp_mask, 0x7fffffffffffffffull);
+	ck_assert_uint_eq(x.max_dm_size, 256 * 1024);
+	ck_assert_uint_eq(x.odp_caps.general_caps,
+			  IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT);
 	emu_device_destroy(dev);
 }
 END_TEST

@@ -399,7 +399,7 @@ START_TEST(t_create_handle_nomem)
 	ctx = open_default();
 	/* The first object of a process makes the table: somewhere among
 	 * the allocations of ibv_alloc_pd. */
-	for (nth = 1; nth <= 3; nth++) {
+	for (nth = 1; nth <= 10; nth++) {
 		emu_test_fail_calloc(nth);
 		errno = 0;
 		pd = ibv_alloc_pd(ctx);

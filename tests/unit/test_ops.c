@@ -47,6 +47,14 @@ static const struct slot slots[] = {
 	SLOT(open_xrcd, emu_verbs_open_xrcd),
 	SLOT(close_xrcd, emu_verbs_close_xrcd),
 	SLOT(open_qp, emu_verbs_open_qp),
+	SLOT(advise_mr, emu_verbs_advise_mr),
+	SLOT(alloc_dm, emu_verbs_alloc_dm),
+	SLOT(free_dm, emu_verbs_free_dm),
+	SLOT(reg_dm_mr, emu_verbs_reg_dm_mr),
+	SLOT(query_rt_values, emu_verbs_query_rt_values),
+	SLOT(alloc_td, emu_verbs_alloc_td),
+	SLOT(dealloc_td, emu_verbs_dealloc_td),
+	SLOT(alloc_parent_domain, emu_verbs_alloc_parent_domain),
 	SLOT(create_counters, emu_verbs_create_counters),
 	SLOT(destroy_counters, emu_verbs_destroy_counters),
 	SLOT(attach_counters_point_flow, emu_verbs_attach_counters_point_flow),
@@ -205,6 +213,15 @@ START_TEST(t_calls)
 	expect_einval(vctx->close_xrcd(NULL));
 	expect_einval(vctx->post_srq_ops(NULL, NULL, &bad_op));
 	ck_assert_ptr_null(bad_op);
+	expect_einval(vctx->advise_mr(NULL, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+				      NULL, 0));
+	expect_null_einval(vctx->alloc_dm(NULL, NULL));
+	expect_einval(vctx->free_dm(NULL));
+	expect_null_einval(vctx->reg_dm_mr(NULL, NULL, 0, 0, 0));
+	expect_einval(vctx->query_rt_values(NULL, NULL));
+	expect_null_einval(vctx->alloc_td(NULL, NULL));
+	expect_einval(vctx->dealloc_td(NULL));
+	expect_null_einval(vctx->alloc_parent_domain(NULL, NULL));
 	expect_null_einval(vctx->create_counters(NULL, NULL));
 	expect_einval(vctx->destroy_counters(NULL));
 	expect_einval(vctx->attach_counters_point_flow(NULL, NULL, NULL));
@@ -220,12 +237,14 @@ END_TEST
 START_TEST(t_left_out)
 {
 	struct ibv_context *ctx = open_default();
-	struct ibv_td_init_attr td = {0};
-	struct ibv_values_ex v = {0};
+	struct ibv_rwq_ind_table_init_attr ra = {0};
+	struct ibv_wq_init_attr wa = {0};
 
-	ck_assert_int_eq(ibv_query_rt_values_ex(ctx, &v), EOPNOTSUPP);
 	errno = 0;
-	ck_assert_ptr_null(ibv_alloc_td(ctx, &td));
+	ck_assert_ptr_null(ibv_create_wq(ctx, &wa));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_rwq_ind_table(ctx, &ra));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }

@@ -1415,8 +1415,8 @@ START_TEST(t_port_set)
 END_TEST
 
 /*
- * A port that flaps in the middle of an RC transfer of 60 WRITEs of 64 KiB
- * at 1x SDR (about 13 ms of wire): PORT_ERR, then PORT_ACTIVE, and
+ * A port that flaps in the middle of an RC transfer of 60 WRITEs of 256 KiB
+ * at 1x SDR (about 50 ms of wire): PORT_ERR, then PORT_ACTIVE, and
  * nothing else changes. An outage shorter than the QP's retry budget
  * (timeout x (retry_cnt + 1)) costs retransmissions and the data arrives
  * whole; a longer one ends the first incomplete WRITE with RETRY_EXC_ERR
@@ -1441,11 +1441,13 @@ static void flap(uint8_t timeout, uint8_t retry, int outage_ms,
 					   NULL, 0), 0);
 	fill(f.a.buf, BUF_LEN, 9);
 	memset(f.b.buf, 0, BUF_LEN);
+	/* 60 x 256 KiB: about 50 ms of wire, far longer than a busy
+	 * machine keeps this thread from taking the port down. */
 	for (i = 0; i < 60; i++) {
-		src = f.a.buf + (i % 4) * 65536;
+		src = f.a.buf;
 		ck_assert_int_eq(post_one(&f.a, IBV_WR_RDMA_WRITE, i, src,
-					  65536, (uintptr_t)f.b.buf +
-					  (i % 4) * 65536, f.b.mr->rkey), 0);
+					  BUF_LEN, (uintptr_t)f.b.buf,
+					  f.b.mr->rkey), 0);
 	}
 	wait_wc(f.a.cq, &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
@@ -1483,7 +1485,7 @@ static void flap(uint8_t timeout, uint8_t retry, int outage_ms,
 			  counter(f.ctx, "link_dropped"), 0);
 	if (survives) {
 		ck_assert_uint_eq(ok, 60);
-		ck_assert(!memcmp(f.a.buf, f.b.buf, 4 * 65536));
+		ck_assert(!memcmp(f.a.buf, f.b.buf, BUF_LEN));
 	} else {
 		ck_assert_uint_eq(exc, 1);
 		ck_assert_uint_lt(ok, 60);

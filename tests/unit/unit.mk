@@ -7,6 +7,7 @@
 check_LTLIBRARIES = libtestlib.la
 libtestlib_la_SOURCES = tests/unit/testlib.c tests/unit/testlib.h \
 	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h \
+	tests/unit/rc_pair.c tests/unit/rc_pair.h \
 	tests/unit/count_pair.c tests/unit/count_pair.h
 libtestlib_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
@@ -23,17 +24,20 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
-	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_counters
+	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_odp_fault \
+	tests/unit/test_counters
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
 	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_handle \
-	tests/unit/test_ctl_stats tests/unit/test_vcounters
+	tests/unit/test_dm tests/unit/test_import tests/unit/test_ctl_stats \
+	tests/unit/test_vcounters
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi \
-	tests/unit/test_qp_sem
+	tests/unit/test_qp_sem tests/unit/test_odp tests/unit/test_cq_ts \
+	tests/unit/test_pdom
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview
@@ -87,6 +91,7 @@ tests_unit_test_link_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_numtab_LDADD = $(CORE_LIBS)
 tests_unit_test_fault_LDADD = $(CORE_LIBS)
 tests_unit_test_cc_LDADD = $(CORE_LIBS) -lm
+tests_unit_test_odp_fault_LDADD = $(CORE_LIBS)
 tests_unit_test_counters_LDADD = $(CORE_LIBS)
 tests_unit_test_numtab_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
@@ -103,6 +108,12 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 # Compares the slots with the front end's own functions (verbs/ops.h).
 tests_unit_test_ops_LDADD = $(FRONT_LIBS)
+# Device memory through the verbs, its budget and failures inside.
+tests_unit_test_dm_LDADD = $(FRONT_LIBS)
+tests_unit_test_dm_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+# Imports through the verbs, allocations failing inside.
+tests_unit_test_import_LDADD = $(FRONT_LIBS)
+tests_unit_test_import_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 # The control socket's server and commands on an open device.
 tests_unit_test_ctl_LDADD = $(FRONT_LIBS)
 tests_unit_test_ctl_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
@@ -129,6 +140,9 @@ tests_unit_test_verbs_query_LDADD = $(API_LIBS)
 tests_unit_test_gid_event_LDADD = $(API_LIBS)
 tests_unit_test_gsi_LDADD = $(API_LIBS)
 tests_unit_test_qp_sem_LDADD = $(API_LIBS)
+tests_unit_test_odp_LDADD = $(API_LIBS)
+tests_unit_test_cq_ts_LDADD = $(API_LIBS)
+tests_unit_test_pdom_LDADD = $(API_LIBS)
 
 tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 
