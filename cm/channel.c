@@ -9,6 +9,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <emuverbs/trace.h>
+
 #include "cm/cm.h"
 #include "cm/core.h"
 
@@ -121,6 +123,11 @@ struct cm_event *cma_post(struct cma_id *id, enum rdma_cm_event_type type,
 		cm_log("event channel write: %s", strerror(errno));
 	cm_log("id %p: event %s status %d", (void *)id,
 	       rdma_event_str(type), status);
+	/* Into the device's event trace, when one runs. */
+	emuverbs_trace_cm(rdma_event_str(type), status,
+			  id->id.qp ? id->id.qp->qp_num : 0,
+			  &id->id.route.addr.src_addr,
+			  &id->id.route.addr.dst_addr);
 	return e;
 }
 

@@ -6,6 +6,7 @@
 #include "emu/log.h"
 #include "emu/engine.h"
 #include "emu/qp.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -193,6 +194,8 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	emu_log(EMU_LOG_XPORT,
 		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left",
 		qp->qpn, qp->comp.psn, qp->comp.retry_left);
+	if (emu_trace_on())
+		emu_trace_timeout(qp, qp->comp.psn, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {
 		EMU_CNT_EV(qp, retry_exceeded);
 		fail(qp, IBV_WC_RETRY_EXC_ERR);
@@ -245,6 +248,8 @@ static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
 
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: RNR NAK at psn 0x%06x, waiting %u us",
 		qp->qpn, psn, wire_rnr_timer_usec(timer));
+	if (emu_trace_on())
+		emu_trace_nak(qp, false, aeth_syn_rnr(timer), psn);
 	/* rnr_retry 7 means retry forever. */
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->comp.rnr_left) {
@@ -283,6 +288,8 @@ static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	case AETH_NAK:
 		emu_log(EMU_LOG_XPORT, "qp 0x%06x: NAK %s at psn 0x%06x",
 			qp->qpn, aeth_nak_str(aeth_syn_value(syn)), psn);
+		if (emu_trace_on())
+			emu_trace_nak(qp, false, syn, psn);
 		ack_upto(qp, psn_sub(psn, 1));
 		if (emu_qp_state(qp) == IBV_QPS_ERR)
 			break;

@@ -9,12 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emu/capture.h"
 #include "emu/ctl.h"
 #include "emu/ctl_stats.h"
 #include "emu/device.h"
 #include "emu/fault.h"
 #include "emu/inject.h"
 #include "emu/speed.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 
 /* ---- holding devices ------------------------------------------------------ */
@@ -449,5 +451,7 @@ const struct emu_ctl_cmd emu_ctl_cmds[] = {
 	{ "fault", "add RULE | del NAME | list", cmd_fault },
 	{ "stats", "[DEVICE[/PORT]] [qp QPN] [json]", emu_ctl_cmd_stats },
 	{ "qps", "[DEVICE[/PORT]]", emu_ctl_cmd_qps },
+	{ "capture", "start PATH [count N] | stop | status", emu_capture_ctl },
+	{ "trace", "start PATH [interval MS] | stop | status", emu_tracer_ctl },
 	{ NULL, NULL, NULL },
 };

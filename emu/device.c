@@ -21,6 +21,7 @@
 #include "emu/qp.h"
 #include "emu/srq.h"
 #include "emu/sysview.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 
 static struct emu_device *registry[EMU_MAX_DEVICES];
@@ -81,6 +82,8 @@ void emu_port_gid_changed(struct emu_port *port)
 	};
 
 	emu_sysview_refresh(port->dev);
+	if (emu_trace_on())
+		emu_trace_port(port, "gid");
 	emu_device_broadcast(port->dev, &ev);
 }
 
@@ -611,6 +614,8 @@ int emu_port_set_state(struct emu_port *port, int ibv_port_state)
 							  : IBV_EVENT_PORT_ERR;
 	/* The view first: a program woken by the event reads the new state. */
 	emu_sysview_refresh(port->dev);
+	if (emu_trace_on())
+		emu_trace_port(port, "state");
 	emu_device_broadcast(port->dev, &ev);
 	return 0;
 }
@@ -673,6 +678,8 @@ int emu_port_change(struct emu_port *port, const char *settings, char *err,
 	/* The view first, then the event: a program woken by it reads the
 	 * new speed and state. */
 	emu_sysview_refresh(port->dev);
+	if (emu_trace_on())
+		emu_trace_port(port, "link");
 	if (state_set) {
 		state = cfg.active ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 		emu_port_set_state(port, state);

@@ -28,7 +28,9 @@ libemucore_la_SOURCES = \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \
 	emu/counters.c emu/counters.h \
 	emu/ctl.c emu/ctl.h emu/ctl_cmd.c emu/subnet.c emu/subnet.h \
-	emu/ctl_stats.c emu/ctl_stats.h
+	emu/ctl_stats.c emu/ctl_stats.h \
+	emu/capture.c emu/capture.h emu/trace.c emu/trace.h \
+	emu/tracer.c emu/tracer.h emu/watch_ctl.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
 	$(INIH_LIBS) -lm

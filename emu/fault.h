@@ -123,6 +123,9 @@ static inline bool emu_fault_is_event(const struct emu_fault_rule *r)
 	return r->action >= EMU_FAULT_FIRST_EVENT;
 }
 
+/* The action's word in the grammar ("drop", "port_down", ...). */
+const char *emu_fault_action_name(enum emu_fault_action a);
+
 /* An empty rule named name (no action yet: emu_fault_check says so). */
 void emu_fault_rule_init(struct emu_fault_rule *r, const char *name);
 /* Set one key from its text: 0, or -1 with a one-line reason in err. */

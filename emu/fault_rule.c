@@ -43,6 +43,11 @@ static const char *const actions[] = {
 
 #define NACTIONS (sizeof(actions) / sizeof(actions[0]))
 
+const char *emu_fault_action_name(enum emu_fault_action a)
+{
+	return (unsigned int)a < NACTIONS && actions[a] ? actions[a] : "none";
+}
+
 static const struct {
 	const char *name;
 	uint32_t bit;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/capture.h"
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "emu/inject.h"
@@ -14,6 +15,7 @@
 #include "emu/cq.h"
 #include "emu/qp.h"
 #include "emu/srq.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -28,6 +30,7 @@ struct emu_fault_held {
 	uint8_t tclass;
 	uint16_t dport;
 	bool has_src;
+	uint32_t note;			/* tx: its capture note */
 	struct emu_udp_pkt u;		/* rx: its data points at data */
 	struct in6_addr src, dst;
 	uint8_t data[EMU_UDP_BUF];
@@ -153,6 +156,8 @@ static bool fire(struct emu_device *dev, struct emu_fault_rule *r)
 	r->acted += done;
 	emu_log(EMU_LOG_XPORT, "fault %s: %s", r->name,
 		done ? "done" : "nothing to do it to");
+	if (emu_trace_on())
+		emu_trace_fault_event(dev, r, done);
 	return done;
 }
 
@@ -340,6 +345,8 @@ static void release_one(struct emu_tport *tp, struct emu_fault_held *h)
 		uint8_t *b = emu_udp_tx_buf(&tp->udp);
 
 		memcpy(b, h->data, h->len);
+		if (tp->udp.cap)
+			tp->udp.tx_note = h->note;
 		emu_link_send(&tp->link, emu_now_ns(), h->sock,
 			      h->has_src ? &h->src : NULL, &h->dst, h->dport,
 			      h->tclass, b, h->len, NULL, 0, 0);
@@ -485,7 +492,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	};
 	struct emu_fault_rule *r;
 	struct emu_fault_held *h;
-	uint32_t len = hdr_len + tail_len;
+	uint32_t len = hdr_len + tail_len, note = 0;
 	unsigned int i;
 	uint8_t *b2;
 
@@ -504,8 +511,17 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	emu_log(EMU_LOG_XPORT,
 		"fault %s: tx %s qpn 0x%06x psn 0x%06x acted before %u", r->name, wire_op_name(bth_opcode(buf)), bth_qpn(buf),
 		bth_psn(buf), r->sighting);
+	if (emu_trace_on())
+		emu_trace_fault(tp, r, EMU_FAULT_TX, buf, len);
+	/* A capture shows what the rule did: the packet it dropped too. */
+	if (tp->udp.cap)
+		note = emu_capture_fault_note(tp, r, EMU_FAULT_TX);
 	if (r->action == EMU_FAULT_DROP) {
 		count_action(tp, EMU_FAULT_TX, qpn, r->action);
+		if (tp->udp.cap)
+			emu_udp_cap_unsent(&tp->udp, sock, src, dst, dport,
+					   tclass, buf, hdr_len, pay, npay,
+					   tail_len, note);
 		return;
 	}
 	/* Everything else works on a copy of its own: the payload may be
@@ -513,6 +529,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	len = flatten(buf, hdr_len, pay, npay, tail_len);
 	switch (r->action) {
 	case EMU_FAULT_DUPLICATE:
+		tp->udp.tx_note = note;
 		emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport,
 			      tclass, buf, len, NULL, 0, 0);
 		b2 = emu_udp_tx_buf(&tp->udp);
@@ -522,11 +539,14 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	case EMU_FAULT_DELAY:
 	case EMU_FAULT_REORDER:
 		h = hold(tp, r, EMU_FAULT_TX, buf, len);
-		if (!h)
+		if (!h) {
+			note = 0;	/* it passes, as it is */
 			break;
+		}
 		h->sock = (uint8_t)sock;
 		h->tclass = tclass;
 		h->dport = dport;
+		h->note = note;
 		h->has_src = src != NULL;
 		if (src)
 			h->src = *src;
@@ -544,6 +564,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	}
 	if (r->action != EMU_FAULT_DELAY && r->action != EMU_FAULT_REORDER)
 		count_action(tp, EMU_FAULT_TX, qpn, r->action);
+	tp->udp.tx_note = note;
 	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, tclass,
 		      buf, len, NULL, 0, 0);
 	release(tp, EMU_FAULT_TX, 0, true);
@@ -579,6 +600,10 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 	p.qp_index = qp_index(tp, p.qpn);
 	p.rqpn = rx_rqpn(tp, u);
 	r = first_acting(tp, &p);
+	/* Captured as it arrived, with a note of what the rule does. */
+	if (tp->udp.cap)
+		emu_udp_cap_rx(&tp->udp, u, r ? emu_capture_fault_note(
+					 tp, r, EMU_FAULT_RX) : 0);
 	if (!r) {
 		/* Handled before anything it lets go. */
 		emu_rx_one(tp, u);
@@ -592,6 +617,8 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 			bth_qpn(u->data), bth_psn(u->data), r->sighting);
 	if (r->action != EMU_FAULT_DELAY && r->action != EMU_FAULT_REORDER)
 		count_action(tp, EMU_FAULT_RX, p.qpn, r->action);
+	if (emu_trace_on())
+		emu_trace_fault(tp, r, EMU_FAULT_RX, u->data, u->len);
 	switch (r->action) {
 	case EMU_FAULT_DROP:
 		return;

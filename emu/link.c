@@ -10,6 +10,7 @@
 #include "emu/link.h"
 #include "emu/log.h"
 #include "emu/rand.h"
+#include "net/capture.h"
 #include "net/udp.h"
 
 /* Ethernet header 14, FCS 4, preamble and start delimiter 8, inter-frame
@@ -36,6 +37,7 @@ struct emu_link_pkt {
 	uint8_t sock;
 	uint8_t tclass;
 	bool has_src;
+	uint32_t note;			/* its capture note */
 	struct in6_addr src, dst;
 };
 
@@ -190,6 +192,9 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 	p->sock = (uint8_t)sock;
 	p->dport = dport;
 	p->tclass = tclass;
+	/* A fault rule's note leaves with the packet, not the next one. */
+	p->note = l->udp->tx_note;
+	l->udp->tx_note = 0;
 	p->has_src = src != NULL;
 	if (src)
 		p->src = *src;
@@ -251,6 +256,15 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		/* Tail drop: the lost packet never used the wire. */
 		l->start_ps -= tx;
 		l->dropped++;
+		if (l->udp->cap)
+			emu_udp_cap_unsent(l->udp, sock, src, dst, dport,
+					   tclass, buf, hdr_len, pay, npay,
+					   tail_len,
+					   emu_cap_note(l->udp->cap, "dropped: "
+							"the link's egress "
+							"queue was full (%u "
+							"packets)", l->n));
+		l->udp->tx_note = 0;
 		return;
 	}
 	if (l->n == 1)
@@ -275,6 +289,8 @@ uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
 			l->marked++;
 		}
 		emu_udp_tx_tclass(l->udp, p->tclass);
+		if (l->udp->cap)
+			l->udp->tx_note = p->note;
 		emu_udp_tx_queue(l->udp, p->sock, p->has_src ? &p->src : NULL,
 				 &p->dst, p->dport, p->len);
 		l->head = (l->head + 1) % l->cfg.limit;

@@ -142,13 +142,21 @@ int emu_mw_bind(struct emu_qp *qp, const struct emu_swqe *w)
 
 	if (!mw || mw->ibv.handle != w->mw_handle)
 		return IBV_WC_MW_BIND_ERR;
+	/*
+	 * The window answers to exactly the key the request carries. Its
+	 * index is the window's own slot and only the low byte is the
+	 * consumer's, so a key of another index is one it can never have:
+	 * fail the bind rather than answer to a key nobody was given.
+	 * (mlx5 and rxe take the low byte and ignore the rest.)
+	 */
+	if ((w->rkey >> 8) != mw->index)
+		return IBV_WC_MW_BIND_ERR;
 	if (w->mw_len)
 		mr = emu_mr_lookup_lkey(qp->dev, w->mr_lkey);
 	if (!bind_ok(qp, mw, mr, w->remote_addr, w->mw_len, access, zb))
 		return IBV_WC_MW_BIND_ERR;
 	unbind(mw);
-	/* The consumer chooses the key byte; the index stays the slot's. */
-	mw->rkey = (mw->rkey & ~0xffu) | (w->rkey & 0xffu);
+	mw->rkey = w->rkey;
 	if (!w->mw_len)
 		return 0;
 	mw->mr = mr;

@@ -61,8 +61,9 @@ void emu_mw_dealloc(struct emu_mw *mw);
 /* ---- engine thread ---- */
 
 /* Execute a BIND_MW work request of qp: 0, or IBV_WC_MW_BIND_ERR when the
- * window, the region, the range or the rights break IBTA's rules (the
- * window is then left as it was). */
+ * window, the region, the range or the rights break IBTA's rules, or the
+ * new key is not of the window's index (the window is then left as it
+ * was). Bound, the window answers to exactly that key. */
 int emu_mw_bind(struct emu_qp *qp, const struct emu_swqe *w);
 
 /* Invalidate the type 2 window rkey names, as LOCAL_INV or a received

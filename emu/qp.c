@@ -19,6 +19,7 @@
 #include "emu/subnet.h"
 #include "emu/qp_attr.h"
 #include "emu/srq.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -115,6 +116,8 @@ void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 	};
 
 	emu_log(EMU_LOG_QP, "qp 0x%06x: async event %d", qp->qpn, type);
+	if (emu_trace_on())
+		emu_trace_async(qp, type);
 	/* Counted only once queued: destroy waits for exactly these acks. */
 	if (!emu_async_push(&qp->ctx->async, &ev))
 		qp->events_raised++;
@@ -323,6 +326,8 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 	if (!was)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> ERR", qp->qpn,
 			state_str(cur));
+	if (!was && emu_trace_on())
+		emu_trace_qp_state(qp, cur, IBV_QPS_ERR);
 	atomic_store(&qp->state, IBV_QPS_ERR);
 	if (!was && ev)
 		emu_qp_event(qp, ev);
@@ -927,6 +932,8 @@ static void do_modify(void *p)
 	if (next != cur)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> %s", qp->qpn,
 			state_str(cur), state_str(next));
+	if (next != cur && emu_trace_on())
+		emu_trace_qp_state(qp, cur, next);
 	atomic_store(&qp->state, next);
 	if (next == IBV_QPS_SQD && cur != IBV_QPS_SQD) {
 		qp->req.draining = true;
@@ -968,8 +975,16 @@ int emu_qp_modify(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask)
 				"> the %u responder resources of the QP",
 				attr->max_dest_rd_atomic, qp->resp.nres);
 	if (!rc) {
+		/* Posting follows the states asked for, as mlx5's does (a
+		 * move to ERR by the HCA itself changes nothing). Closed
+		 * before RESET empties the ring, so that no post slips in
+		 * between; opened once the QP is in RTS. */
+		if ((mask & IBV_QP_STATE) && next == IBV_QPS_RESET)
+			atomic_store(&qp->sq_open, false);
 		emu_engine_call(qp->dev->engine, do_modify, &call);
 		emu_qp_ibv(qp)->state = emu_qp_state(qp);
+		if ((mask & IBV_QP_STATE) && next == IBV_QPS_RTS)
+			atomic_store(&qp->sq_open, true);
 	}
 	pthread_mutex_unlock(&qp->lock);
 	return rc;
@@ -1002,6 +1017,20 @@ int emu_qp_query(struct emu_qp *qp, struct ibv_qp_attr *attr, int mask,
 }
 
 /* ---- posting ------------------------------------------------------------ */
+
+/*
+ * RDMA and atomics on a UD QP: mlx5's _mlx5_post_send builds them like any
+ * UD request (it looks at the opcode only for RC, UC and XRC) and the
+ * hardware fails them in a completion; rxe's requester completes them
+ * with IB_WC_LOC_QP_OP_ERR (next_opcode has none for UD). So they are
+ * taken, and fail when the requester reaches them (emu/req.c).
+ */
+static bool ud_fails_later(struct emu_qp *qp, enum ibv_wr_opcode op)
+{
+	return qp->type == IBV_QPT_UD &&
+	       emu_wr_any(op, EMU_WR_F_WRITE | EMU_WR_F_READ |
+			  EMU_WR_F_ATOMIC);
+}
 
 static bool opcode_ok(struct emu_qp *qp, enum ibv_wr_opcode op)
 {
@@ -1047,36 +1076,63 @@ static int check_bind(struct emu_sq_batch *b, const struct ibv_mw *mw,
 }
 
 void emu_sq_begin(struct emu_qp *qp, struct emu_sq_batch *b,
-		  const char *verb, int limit_err)
+		  const char *verb, int limit_err, int closed_err)
 {
 	pthread_spin_lock(&qp->sq.lock);
 	b->qp = qp;
 	b->verb = verb;
 	b->limit_err = limit_err;
+	b->closed_err = closed_err;
 	b->prod = atomic_load_explicit(&qp->sq.prod, memory_order_relaxed);
 	b->n = 0;
 	b->cur = NULL;
 	b->len = 0;
 }
 
+/*
+ * As mlx5: a QP made or reset may post no send until it has been moved to
+ * RTS (mlx5_modify_qp sets qp_state_max_gs to -1 in RESET and to max_gs
+ * only in RTS, and _mlx5_post_send refuses any num_sge above it), so
+ * RESET, INIT, RTR and an ERR reached from them refuse; SQD, SQE and an
+ * ERR reached from RTS post (ERR flushes).
+ */
+int emu_sq_closed(struct emu_sq_batch *b, int err)
+{
+	struct emu_qp *qp = b->qp;
+	enum ibv_qp_state s;
+
+	if (atomic_load_explicit(&qp->sq_open, memory_order_relaxed))
+		return 0;
+	s = emu_qp_state(qp);
+	return emu_refuse(err, "%s: the QP (%s) has not been in RTS since "
+			  "it was made or last reset", b->verb,
+			  state_str(s));
+}
+
 int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 		uint64_t wr_id, unsigned int send_flags)
 {
 	struct emu_qp *qp = b->qp;
-	enum ibv_qp_state s = emu_qp_state(qp);
 	struct emu_swqe *w;
+	int rc;
 
 	b->cur = NULL;
 	b->len = 0;
-	if (s == IBV_QPS_RESET || s == IBV_QPS_INIT || s == IBV_QPS_RTR)
-		return emu_refuse(EINVAL, "%s: the QP is in %s, not yet RTS",
-				  b->verb, s == IBV_QPS_RESET ? "RESET" :
-				  s == IBV_QPS_INIT ? "INIT" : "RTR");
+	/* mlx5's order: an opcode it has no entry for, a full ring, a QP
+	 * that may not post yet. */
+	if (!emu_wr_info(opcode))
+		return emu_refuse(EINVAL, "%s: opcode %d is not one this "
+				  "device has", b->verb, (int)opcode);
 	/* The batch's own WQEs count: they will be outstanding too. */
 	if (emu_wq_in_use(&qp->sq) + b->n >= qp->cap.max_send_wr)
 		return emu_refuse(ENOMEM, "%s: send queue full (max_send_wr "
 				  "%u)", b->verb, qp->cap.max_send_wr);
-	if (!opcode_ok(qp, opcode))
+	if (b->closed_err) {
+		rc = emu_sq_closed(b, b->closed_err);
+		if (rc)
+			return rc;
+	}
+	if (!opcode_ok(qp, opcode) && !ud_fails_later(qp, opcode))
 		return emu_refuse(EINVAL, "%s: opcode %d not valid on this QP "
 				  "type (%d) or device", b->verb, (int)opcode,
 				  (int)qp->type);
@@ -1088,6 +1144,10 @@ int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 	w->signaled = qp->sq_sig_all || (send_flags & IBV_SEND_SIGNALED);
 	/* Local work has no peer and no data to gather. */
 	w->local = emu_wr_local(opcode);
+	/* Failed already; nothing of it is looked at again but its data
+	 * (its wr.rdma is no AH: the union holds an address). */
+	if (ud_fails_later(qp, opcode))
+		w->status = IBV_WC_LOC_QP_OP_ERR;
 	b->cur = w;
 	return 0;
 }
@@ -1116,7 +1176,7 @@ void emu_sq_ud(struct emu_sq_batch *b, struct ibv_ah *ah, uint32_t qpn,
 {
 	struct emu_swqe *w = b->cur;
 
-	if (b->qp->type != IBV_QPT_UD || w->local)
+	if (b->qp->type != IBV_QPT_UD || w->local || w->status)
 		return;
 	w->ah = ah ? to_emu_ah(ah) : NULL;
 	w->remote_qpn = qpn & WIRE_QPN_MASK;
@@ -1207,25 +1267,12 @@ int emu_sq_end(struct emu_sq_batch *b)
 		return emu_refuse(EINVAL, "%s: %llu bytes > the 2 GiB IBTA "
 				  "message limit", b->verb,
 				  (unsigned long long)len);
-	if (emu_wr_atomic(w->opcode) && len != 8)
-		return emu_refuse(EINVAL, "%s: an atomic's SGEs hold %llu "
-				  "bytes, not 8", b->verb,
-				  (unsigned long long)len);
-	if (qp->type == IBV_QPT_UD) {
-		uint32_t mtu;
-
-		if (!w->ah)
-			return emu_refuse(EINVAL, "%s: a UD send without an "
-					  "address handle (wr.ud.ah NULL, "
-					  "or no ibv_wr_set_ud_addr)",
-					  b->verb);
-		mtu = qp->dev->ports[w->ah->port_num ? w->ah->port_num - 1 :
-				     0].cfg.mtu;
-		if (len > mtu)
-			return emu_refuse(EINVAL, "%s: a UD message of %llu "
-					  "bytes > the port MTU %u", b->verb,
-					  (unsigned long long)len, mtu);
-	}
+	/* A UD message larger than the MTU is taken: the requester drops
+	 * it (emu/req.c). */
+	if (qp->type == IBV_QPT_UD && !w->status && !w->ah)
+		return emu_refuse(EINVAL, "%s: a UD send without an address "
+				  "handle (wr.ud.ah NULL, or no "
+				  "ibv_wr_set_ud_addr)", b->verb);
 	w->length = (uint32_t)len;
 	b->n++;
 	b->cur = NULL;
@@ -1254,6 +1301,25 @@ void emu_sq_abort(struct emu_sq_batch *b)
 	b->n = 0;
 	b->cur = NULL;
 	pthread_spin_unlock(&b->qp->sq.lock);
+}
+
+/*
+ * ibv_post_send's atomics, as mlx5 builds them: each non-empty SGE becomes
+ * a segment of 8 bytes at its address, whatever length it gave
+ * (set_data_ptr_seg_atomic), so the old value lands in the first 8 bytes
+ * at the first one's address, under its key. The answer is placed, and
+ * those bytes checked, when it comes back (emu/comp.c); no SGE at all
+ * leaves it nowhere to go (LOC_LEN_ERR there). ibv_wr_* keeps the lengths
+ * given, as mlx5's setters do.
+ */
+static void atomic_sges_8(struct emu_sq_batch *b)
+{
+	struct ibv_sge *sge = emu_swqe_sge(b->cur);
+	uint32_t i;
+
+	for (i = 0; i < b->cur->num_sge; i++)
+		sge[i].length = 8;
+	b->len = 8ull * b->cur->num_sge;
 }
 
 /* The opcode's own members of the work request, then its data: which
@@ -1290,8 +1356,12 @@ static int wr_to_slot(struct emu_sq_batch *b, const struct ibv_send_wr *wr,
 	/* Inline data is what a send or write carries; a READ's or an
 	 * atomic's SGEs are where the answer goes, so they stay SGEs. */
 	if (!(wr->send_flags & IBV_SEND_INLINE) ||
-	    !emu_wr_any(wr->opcode, EMU_WR_F_INLINE))
-		return emu_sq_sges(b, wr->sg_list, wr->num_sge);
+	    !emu_wr_any(wr->opcode, EMU_WR_F_INLINE)) {
+		rc = emu_sq_sges(b, wr->sg_list, wr->num_sge);
+		if (!rc && (info->flags & EMU_WR_F_ATOMIC))
+			atomic_sges_8(b);
+		return rc;
+	}
 	rc = check_sge_list(b, wr->sg_list, wr->num_sge);
 	emu_sq_clear_data(b, true);
 	for (i = 0; !rc && i < wr->num_sge; i++)
@@ -1308,7 +1378,7 @@ static int post_send(struct emu_qp *qp, struct ibv_send_wr *wr,
 	int rc = 0;
 
 	emu_sq_begin(qp, &b, mw_verb ? "ibv_bind_mw" : "ibv_post_send",
-		     EINVAL);
+		     EINVAL, ENOMEM);
 	for (; wr; wr = wr->next) {
 		rc = emu_sq_next(&b, wr->opcode, wr->wr_id, wr->send_flags);
 		if (!rc)

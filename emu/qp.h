@@ -61,7 +61,8 @@ struct emu_swqe {
 	bool local;			/* no packets: BIND_MW, LOCAL_INV */
 	bool signaled;
 	bool inl;			/* data in the slot, not SGEs */
-	uint8_t status;			/* local error while sending */
+	uint8_t status;			/* local error while sending, or
+					 * from posting (emu_sq_next) */
 	/* Work the responder of a TM QP queued (EMU_TM_OP_*): it completes
 	 * on the TM SRQ's CQ, never on the send CQ; wr_id is the tag's. */
 	uint8_t tm_op;
@@ -230,6 +231,8 @@ struct emu_sq_batch {
 	struct emu_qp *qp;
 	const char *verb;		/* the API call, for refusals */
 	int limit_err;			/* errno for a cap exceeded */
+	int closed_err;			/* errno per WQE while !sq_open, or
+					 * 0 to leave it to the caller */
 	uint32_t prod;			/* the batch's first slot */
 	uint32_t n;			/* WQEs ended, not yet published */
 	struct emu_swqe *cur;		/* the WQE begun, or NULL */
@@ -255,6 +258,9 @@ struct emu_qp {
 	pthread_mutex_t lock;		/* modify, query, destroy, qp_ex */
 	struct ibv_qp_attr attr;	/* values as set by modify */
 	_Atomic int state;		/* enum ibv_qp_state, for posters */
+	/* Sends may be posted: the QP has been moved to RTS since it was
+	 * made or last reset (mlx5's qp_state_max_gs). Set by modify. */
+	atomic_bool sq_open;
 	struct emu_wq sq, rq;
 	/* The ibv_wr_* batch being written: under sq.lock. */
 	struct emu_sq_batch wrb;
@@ -351,11 +357,19 @@ int emu_qp_post_recv(struct emu_qp *qp, struct ibv_recv_wr *wr,
 int emu_qp_post_bind_mw(struct emu_qp *qp, struct ibv_send_wr *wr);
 
 /* limit_err: what exceeding max_send_sge or max_inline_data is refused
- * with; ibv_post_send says EINVAL as rxe does, ibv_wr_* ENOMEM as mlx5. */
+ * with; ibv_post_send says EINVAL as rxe does, ibv_wr_* ENOMEM as mlx5.
+ * closed_err: what each WQE is refused with while the QP may not post
+ * (emu_sq_closed), or 0 when the caller asks emu_sq_closed itself. */
 void emu_sq_begin(struct emu_qp *qp, struct emu_sq_batch *b,
-		  const char *verb, int limit_err);
-/* The next free slot as b->cur: EINVAL before RTS or for an opcode the
- * QP or device cannot post, ENOMEM when max_send_wr are outstanding. */
+		  const char *verb, int limit_err, int closed_err);
+/* 0 when the QP may post sends (it has been in RTS since it was made or
+ * last reset), else err, refused in b's verb's name. */
+int emu_sq_closed(struct emu_sq_batch *b, int err);
+/* The next free slot as b->cur: EINVAL for an opcode the device does not
+ * have or the QP's transport cannot post, ENOMEM when max_send_wr are
+ * outstanding, closed_err before the QP may post. RDMA and atomics on a
+ * UD QP are taken with status IBV_WC_LOC_QP_OP_ERR, which the requester
+ * completes them with. */
 int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,
 		uint64_t wr_id, unsigned int send_flags);
 /* BIND_MW of mw (a type 1 window with mw_verb, ibv_bind_mw's, else type

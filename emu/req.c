@@ -9,6 +9,7 @@
 #include "emu/mw.h"
 #include "emu/qp.h"
 #include "emu/subnet.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
@@ -259,6 +260,26 @@ static bool run_local(struct emu_qp *qp, struct emu_swqe *w)
 	return true;
 }
 
+/*
+ * IBTA C10-93.1.1: a UD message longer than the port's MTU makes no
+ * packet and no error. It completes successfully at once, as rxe's
+ * requester fakes it, before its SGEs are looked at (rxe copies nothing
+ * either). True when w was such a message.
+ */
+static bool ud_too_large(struct emu_qp *qp, struct emu_swqe *w)
+{
+	if (qp->type != IBV_QPT_UD || w->status || w->length <= qp->mtu)
+		return false;
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: UD message of %u bytes > MTU %u: "
+		"not sent", qp->qpn, w->length, qp->mtu);
+	w->started = true;
+	w->done = true;
+	qp->req.idx++;
+	qp->req.off = 0;
+	emu_qp_complete_send(qp, w, IBV_WC_SUCCESS);
+	return true;
+}
+
 void emu_req_run(struct emu_qp *qp)
 {
 	enum ibv_qp_state s = emu_qp_state(qp);
@@ -292,7 +313,12 @@ void emu_req_run(struct emu_qp *qp)
 			}
 			if (emu_wr_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
 				break;
-			w->status = (uint8_t)check_local(qp, w);
+			if (ud_too_large(qp, w))
+				continue;
+			/* A status from posting: an opcode the transport
+			 * has not (RDMA or atomics on UD) fails here. */
+			if (!w->status)
+				w->status = (uint8_t)check_local(qp, w);
 			w->started = true;
 			w->first_psn = qp->req.psn;
 			w->last_psn = psn_add(qp->req.psn,
@@ -362,6 +388,11 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 		emu_log(EMU_LOG_XPORT,
 			"qp 0x%06x: going back to psn 0x%06x (wr 0x%llx)",
 			qp->qpn, psn, (unsigned long long)w->wr_id);
+		/* What was sent from psn on goes out again. */
+		if (emu_trace_on() && psn_before(psn, qp->req.psn_hi))
+			emu_trace_retransmit(qp, psn,
+					     (uint32_t)psn_diff(qp->req.psn_hi,
+								psn));
 		qp->req.idx = i;
 		qp->req.noack = 0;
 		if (emu_wr_atomic(w->opcode)) {

@@ -9,6 +9,7 @@
 #include "emu/qp.h"
 #include "emu/subnet.h"
 #include "emu/srq.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -123,6 +124,8 @@ static void send_nak(struct emu_qp *qp, uint8_t syn, uint32_t psn)
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: sending %s at psn 0x%06x",
 		qp->qpn, aeth_syn_kind(syn) == AETH_RNR_NAK ? "RNR NAK" :
 			 aeth_nak_str(aeth_syn_value(syn)), psn);
+	if (emu_trace_on())
+		emu_trace_nak(qp, true, syn, psn);
 	emu_resp_ack_now(qp);
 	send_aeth(qp, resp_op(qp, WIRE_OPB_ACK), syn, psn);
 }

@@ -163,10 +163,14 @@ unsigned int emu_rx_batch(struct emu_tport *tp)
 
 	n = emu_udp_recv(&tp->udp);
 	for (i = 0; i < n; i++) {
-		if (emu_inject_active(&t->faults))
+		if (emu_inject_active(&t->faults)) {
+			/* Captured there, with what a rule did to it. */
 			emu_inject_rx(tp, &tp->udp.rx_pkt[i]);
-		else
-			emu_rx_one(tp, &tp->udp.rx_pkt[i]);
+			continue;
+		}
+		if (tp->udp.cap)
+			emu_udp_cap_rx(&tp->udp, &tp->udp.rx_pkt[i], 0);
+		emu_rx_one(tp, &tp->udp.rx_pkt[i]);
 	}
 	/* One ACK per QP for the whole batch. */
 	emu_resp_flush_acks(t);

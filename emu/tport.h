@@ -20,6 +20,7 @@ struct emu_device;
 struct emu_doorbell;
 struct emu_port;
 struct emu_qp;
+struct emu_trace_dev;
 struct emu_watch;
 
 struct emu_tport {
@@ -66,6 +67,9 @@ struct emu_transport {
 	/* Rewrites the sysfs view's hw_counters while there is a view. */
 	ev_timer hwcnt;
 	bool hwcnt_on;
+	/* While a trace runs, its sampling of the device's QPs
+	 * (emu/tracer.c). */
+	struct emu_trace_dev *trace;
 };
 
 #endif

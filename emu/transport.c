@@ -4,11 +4,13 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "emu/capture.h"
 #include "emu/device.h"
 #include "emu/engine.h"
 #include "emu/hwcnt.h"
 #include "emu/log.h"
 #include "emu/qp.h"
+#include "emu/tracer.h"
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -205,6 +207,10 @@ static void inject_start(void *dev)
 {
 	emu_inject_start(dev);
 	emu_hwcnt_start(dev);
+	/* Its ports join a capture, its QPs a trace (or EMUVERBS_CAPTURE's
+	 * and EMUVERBS_TRACE's start with the process's first device). */
+	emu_capture_device_up(dev);
+	emu_tracer_device_up(dev);
 }
 
 int emu_transport_start(struct emu_device *dev)
@@ -308,6 +314,7 @@ static void do_stop(void *arg)
 	emu_inject_stop(dev);
 	/* The view's counters last, while the ports still have them. */
 	emu_hwcnt_stop(dev);
+	emu_tracer_device_down(dev);
 	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];

@@ -1,11 +1,17 @@
-# net/: the wire (opcode table, header accessors, PSN arithmetic, ICRC) and
-# the UDP side (endpoints, batched I/O), built as one convenience library.
+# net/: the wire (opcode table, header accessors, PSN arithmetic, ICRC),
+# the UDP side (endpoints, batched I/O) and the capture of what it sends
+# and receives (pcap through libpcap, pcapng of our own), built as one
+# convenience library.
 libemunet_la_SOURCES = \
 	net/opcode.c net/opcode.h \
 	net/hdr.h \
 	net/psn.h \
 	net/icrc.c net/icrc.h \
 	net/endpoint.c net/endpoint.h \
-	net/udp.c net/udp.h
-libemunet_la_CFLAGS = $(AM_CFLAGS) $(URING_CFLAGS) $(ISAL_CFLAGS)
-libemunet_la_LIBADD = $(URING_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS)
+	net/udp.c net/udp.h \
+	net/pcapng.c net/pcapng.h \
+	net/iphdr.c net/iphdr.h \
+	net/capture.c net/capture.h net/udp_cap.c
+libemunet_la_CFLAGS = $(AM_CFLAGS) $(URING_CFLAGS) $(ISAL_CFLAGS) \
+	$(PCAP_CFLAGS)
+libemunet_la_LIBADD = $(URING_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS) $(PCAP_LIBS)

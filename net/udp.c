@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <stdio.h>
 
+#include "net/capture.h"
 #include "net/icrc.h"
 #include "net/udp.h"
 
@@ -561,6 +562,14 @@ int emu_udp_open(struct emu_udp *u, int rx_fd, int family,
 		 * unless the socket says it takes them. */
 		setopt(rx_fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, 1);
 	}
+	/* The port received datagrams were sent to, for the capture. */
+	{
+		struct sockaddr_in6 sa;
+		socklen_t sl = sizeof(sa);
+
+		if (!getsockname(rx_fd, (struct sockaddr *)&sa, &sl))
+			u->port = ntohs(sa.sin6_port);
+	}
 	/* Bursts of a whole send window must not overflow the default
 	 * receive buffer (a loss costs RC a retransmission, UC a message). */
 	deep_buffer(rx_fd, SO_RCVBUFFORCE, SO_RCVBUF, EMU_UDP_RCVBUF);
@@ -628,6 +637,8 @@ void emu_udp_close(struct emu_udp *u)
 {
 	unsigned int i;
 
+	if (u->cap)
+		emu_udp_cap_attach(u, NULL, 0);
 	uring_close(u);
 	for (i = 0; i < EMU_UDP_TX_SOCKS; i++) {
 		if (u->tx_fd[i] >= 0)
@@ -869,6 +880,17 @@ static bool gso_join(struct emu_udp *u, unsigned int i, unsigned int sock,
 	return true;
 }
 
+/* io_uring's datagram in slot i, queued for the kernel: into the
+ * capture with the note that was waiting for it. */
+static void cap_uring(struct emu_udp *u, unsigned int i, unsigned int sock,
+		      uint8_t *buf, uint32_t len, uint16_t ip_id)
+{
+	struct iovec v = { buf, len };
+
+	emu_udp_cap_tx(u, &u->ur->tx_msg[i], sock, &v, 1, ip_id, u->tx_note);
+	u->tx_note = 0;
+}
+
 void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 			    const struct in6_addr *src,
 			    const struct in6_addr *dst, uint16_t dport,
@@ -907,10 +929,17 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 			      ur->tx_ctl + (size_t)i * TX_CTL_LEN, src, dst,
 			      dport)) {
 			u->tx_dropped++;
+			u->tx_note = 0;
 			return;		/* the slot stays handed out */
 		}
-		if (gso_join(u, i, sock, len))
+		if (gso_join(u, i, sock, len)) {
+			/* Segment grp_n - 1 of its send: that is its IPv4
+			 * identification. */
+			if (u->cap)
+				cap_uring(u, i, sock, buf, len,
+					  (uint16_t)(ur->grp_n - 1));
 			return;
+		}
 		ur->grp_next[i] = -1;
 		if (ur->gso) {
 			/* Open a group: later segments add iovecs here. */
@@ -927,6 +956,7 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 		sqe = get_sqe(&ur->tx);
 		if (!sqe) {
 			u->tx_dropped++;
+			u->tx_note = 0;
 			return;
 		}
 		io_uring_prep_sendmsg(sqe, u->tx_fd[sock], &ur->tx_msg[i],
@@ -934,6 +964,8 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 		io_uring_sqe_set_data64(sqe, i);
 		ur->tx_cur = -1;
 		ur->tx_queued++;
+		if (u->cap)
+			cap_uring(u, i, sock, buf, len, 0);
 		return;
 	}
 	i = u->tx_n;
@@ -944,11 +976,17 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 		      u->tx_iov + at, niov, u->tx_ctl + (size_t)i * TX_CTL_LEN,
 		      src, dst, dport)) {
 		u->tx_dropped++;
+		u->tx_note = 0;
 		return;
 	}
 	u->tx_len[i] = len;
 	u->tx_iov_at[i + 1] = (uint16_t)(at + niov);
 	u->tx_sock[i] = (uint8_t)sock;
+	if (u->cap) {
+		/* Written at flush, when the GSO sends are known. */
+		u->tx_notes[i] = u->tx_note;
+		u->tx_note = 0;
+	}
 	u->tx_n++;
 }
 
@@ -1001,6 +1039,7 @@ static void mmsg_gso(struct emu_udp *u, unsigned int g, unsigned int k,
 	*h = u->tx_msg[k].msg_hdr;
 	h->msg_iovlen = (size_t)(u->tx_iov_at[m] - u->tx_iov_at[k]);
 	u->tx_gsegs[g] = (uint8_t)(m - k);
+	u->tx_gfirst[g] = (uint8_t)k;
 	if (m - k == 1)
 		return;
 	memset(ctl, 0, TX_CTL_LEN);
@@ -1023,9 +1062,31 @@ static void mmsg_gso(struct emu_udp *u, unsigned int g, unsigned int k,
 	}
 }
 
-/* Send tx_gmsg[0..ng) from socket fd; the ICRCs are final by now. */
-static void mmsg_send(struct emu_udp *u, int fd, unsigned int ng)
+/* The datagrams of send g into the capture: segment t of a GSO send has
+ * IPv4 identification t. A send the kernel refused is there too, noted. */
+static void cap_mmsg(struct emu_udp *u, unsigned int g, unsigned int sock,
+		     int err)
 {
+	unsigned int t, k = u->tx_gfirst[g];
+
+	for (t = 0; t < u->tx_gsegs[g]; t++, k++) {
+		uint32_t note = u->tx_notes[k];
+
+		if (err)
+			note = emu_cap_note(u->cap, "not sent: the kernel "
+					    "refused it (%s)", strerror(err));
+		emu_udp_cap_tx(u, &u->tx_msg[k].msg_hdr, sock,
+			       u->tx_iov + u->tx_iov_at[k],
+			       (unsigned int)(u->tx_iov_at[k + 1] -
+					      u->tx_iov_at[k]),
+			       (uint16_t)t, note);
+	}
+}
+
+/* Send tx_gmsg[0..ng) from pool socket sock; the ICRCs are final by now. */
+static void mmsg_send(struct emu_udp *u, unsigned int sock, unsigned int ng)
+{
+	int fd = u->tx_fd[sock];
 	unsigned int g = 0, t;
 	int n;
 
@@ -1034,6 +1095,10 @@ static void mmsg_send(struct emu_udp *u, int fd, unsigned int ng)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
+			int err = n < 0 ? errno : EAGAIN;
+
+			if (u->cap)
+				cap_mmsg(u, g, sock, err);
 			/* Dropped like lost packets: the reliable transport
 			 * retransmits them. A kernel or device that cannot
 			 * segment (EIO) gets no more GSO sends. */
@@ -1042,12 +1107,14 @@ static void mmsg_send(struct emu_udp *u, int fd, unsigned int ng)
 				u->gso = false;
 				fprintf(stderr, "emuverbs: UDP GSO send failed "
 					"(%s): sending datagram by datagram\n",
-					strerror(errno));
+					strerror(err));
 			}
 			g++;
 			continue;
 		}
 		for (n += (int)g; g < (unsigned int)n; g++) {
+			if (u->cap)
+				cap_mmsg(u, g, sock, 0);
 			u->tx_packets += u->tx_gsegs[g];
 			for (t = 0; t < u->tx_gmsg[g].msg_hdr.msg_iovlen; t++)
 				u->tx_bytes +=
@@ -1079,7 +1146,7 @@ void emu_udp_flush(struct emu_udp *u)
 				bytes += u->tx_len[m];
 			mmsg_gso(u, ng, k, m);
 		}
-		mmsg_send(u, u->tx_fd[u->tx_sock[i]], ng);
+		mmsg_send(u, u->tx_sock[i], ng);
 		i = j;
 	}
 	u->tx_n = 0;

@@ -8,6 +8,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+struct emu_cap;
+
 /* Send sockets per port; a QP picks one by QPN hash, so its packets leave
  * from a stable UDP source port and flows spread over several. */
 #define EMU_UDP_TX_SOCKS	8
@@ -103,6 +105,16 @@ struct emu_udp {
 	uint8_t tx_tclass;		/* ... and its traffic class */
 	uint64_t tx_packets, tx_bytes, tx_dropped;
 	uint64_t rx_joined;		/* GRO datagrams of several packets */
+
+	/* Capture (net/udp_cap.c): NULL while none runs, which is all the
+	 * send and receive paths test. */
+	struct emu_cap *cap;
+	uint32_t cap_iface;		/* the port's interface number */
+	uint32_t tx_note;		/* the next one queued: its note */
+	uint32_t tx_notes[EMU_UDP_BATCH];	/* of each one queued */
+	/* tx_gmsg[g]'s first datagram in tx_msg. */
+	uint8_t tx_gfirst[EMU_UDP_BATCH];
+	uint16_t port;			/* the endpoint's UDP port */
 };
 
 /* Set up the I/O of an endpoint socket: receive options on rx_fd, the send
@@ -179,6 +191,28 @@ bool emu_udp_tx_pending(const struct emu_udp *u);
 /* Send what is queued. A datagram the kernel refuses is counted in
  * tx_dropped: the transports above recover as from a loss. */
 void emu_udp_flush(struct emu_udp *u);
+
+/* Capture (net/udp_cap.c). Attach c to the port (a reference is taken;
+ * NULL detaches, dropping it): from then on what the port sends and
+ * receives is written to c as interface iface. Engine thread. */
+void emu_udp_cap_attach(struct emu_udp *u, struct emu_cap *c, uint32_t iface);
+/* A datagram sent (mh as sendmsg got it, from pool socket sock; the niov
+ * pieces at iov) as IPv4 identification ip_id. */
+void emu_udp_cap_tx(struct emu_udp *u, const struct msghdr *mh,
+		    unsigned int sock, const struct iovec *iov,
+		    unsigned int niov, uint16_t ip_id, uint32_t note);
+/* A datagram received, as recvmsg gave it. */
+void emu_udp_cap_rx(struct emu_udp *u, const struct emu_udp_pkt *p,
+		    uint32_t note);
+/* A datagram that never reached the socket (a fault rule or the link's
+ * queue dropped it), as emu_udp_tx_queue_parts would have taken it, with
+ * the traffic class it would have gone with. */
+void emu_udp_cap_unsent(struct emu_udp *u, unsigned int sock,
+			const struct in6_addr *src, const struct in6_addr *dst,
+			uint16_t dport, uint8_t tclass, const uint8_t *buf,
+			uint32_t hdr_len,
+			const struct iovec *pay, unsigned int npay,
+			uint32_t tail_len, uint32_t note);
 
 /* The pool socket for a flow key (the QPN) and its source port. */
 static inline unsigned int emu_udp_sock_for(uint32_t key)

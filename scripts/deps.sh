@@ -5,7 +5,7 @@ set -e
 
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libev-dev check libnl-3-dev libnl-route-3-dev libinih-dev \
-zlib1g-dev libisal-dev"
+zlib1g-dev libisal-dev libpcap-dev"
 # The reference header (ABI test only), the RDMA programs the integration
 # tests run unmodified, the wire-inspection tools, clang for the fuzz
 # target; for the kernel rxe guest (tests/interop), QEMU and what its
@@ -25,6 +25,9 @@ TEST_PKGS="$TEST_PKGS librdmacm-dev rdmacm-utils libfabric-bin"
 TEST_PKGS="$TEST_PKGS qperf"
 # A terminal for emuverbs top to draw in and be driven through (top.sh).
 TEST_PKGS="$TEST_PKGS tmux"
+# emuverbs plot draws with gnuplot (trace.sh; a user of the command needs
+# it too, and is told so).
+TEST_PKGS="$TEST_PKGS gnuplot-nox"
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

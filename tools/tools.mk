@@ -14,7 +14,8 @@ libctlclient_la_LIBADD = libemuutil.la
 emutooldir = $(pkglibexecdir)
 emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo \
 	tools/emuverbs-bench tools/emuverbs-ns tools/emuverbs-ctl \
-	tools/emuverbs-stats tools/emuverbs-top
+	tools/emuverbs-stats tools/emuverbs-top tools/emuverbs-trace \
+	tools/emuverbs-plot
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
@@ -28,6 +29,11 @@ tools_emuverbs_stats_SOURCES = tools/stats.c
 tools_emuverbs_stats_LDADD = libctlclient.la
 tools_emuverbs_top_SOURCES = tools/top.c
 tools_emuverbs_top_LDADD = libctlclient.la
+# emuverbs trace (a capture and an event trace of a running process) and
+# emuverbs plot (a trace's throughput and events drawn by gnuplot).
+tools_emuverbs_trace_SOURCES = tools/trace.c
+tools_emuverbs_trace_LDADD = libctlclient.la
+tools_emuverbs_plot_SOURCES = tools/plot.c tools/plot.h tools/plot_json.c
 # Reads the configuration only (to count devices): the core's config
 # module, not the library.
 tools_emuverbs_ns_SOURCES = tools/ns.c
@@ -44,6 +50,10 @@ emuverbs: $(top_srcdir)/tools/emuverbs.in Makefile
 
 # What UCX needs of a device and the view emuverbs run gives programs.
 EXTRA_DIST += doc/ucx.md
+# The capture, the event trace's schema and emuverbs plot, with the
+# example the README shows and the script that made it.
+EXTRA_DIST += doc/observability.md doc/plot-example.svg \
+	scripts/plot-example.sh
 
 # The ICRC's throughput, zlib against isa-l (tools/icrc_bench.c); built,
 # never installed or run by the tests.

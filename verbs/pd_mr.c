@@ -195,8 +195,11 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		return IBV_REREG_MR_ERR_DONT_FORK_NEW;
 	old_addr = mr->addr;
 	old_len = mr->length;
+	/* Without CHANGE_PD the pd argument is not looked at: callers
+	 * (pyverbs among them) pass whatever they have there. */
 	rc = emu_mr_reregister(to_emu_mr(mr), flags,
-			       pd ? to_emu_pd(pd) : NULL, addr, length,
+			       (flags & IBV_REREG_MR_CHANGE_PD) ?
+			       to_emu_pd(pd) : NULL, addr, length,
 			       (unsigned int)access);
 	if (!rc && (flags & IBV_REREG_MR_CHANGE_PD))
 		mr->pd = pd;

@@ -57,7 +57,7 @@ static bool active(struct ibv_qp_ex *ibqp)
 
 /* The WQE before the next one is complete once the next is begun (or at
  * wr_complete): only then may its setters no longer come, so only then
- * can what needs all of it (a UD address, an atomic's 8 bytes) be
+ * can what needs all of it (a UD address, the message size) be
  * checked. */
 static void end_cur(struct ibv_qp_ex *ibqp)
 {
@@ -360,15 +360,16 @@ static void qpx_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num_buf,
  * ibv_wr_post(3): start/complete/abort form a per-QP critical section no
  * other thread may enter; it holds the send queue's lock throughout, so
  * ibv_post_send on the same QP waits for it, and the calls in between
- * need no lock of their own. Whether the QP may post is asked of each
- * WQE, as post_send asks: an empty section succeeds in any state.
+ * need no lock of their own. Whether the QP may post at all is asked at
+ * wr_complete, as mlx5 asks it: before, the builders write slots that
+ * are then dropped.
  */
 static void qpx_start(struct ibv_qp_ex *ibqp)
 {
 	struct emu_qpx *x = qpx_of(ibqp);
 
 	emu_sq_begin(to_emu_qp(&ibqp->qp_base), batch_of(ibqp), "ibv_wr_*",
-		     ENOMEM);
+		     ENOMEM, 0);
 	x->err = 0;
 	atomic_store_explicit(&x->active, true, memory_order_relaxed);
 }
@@ -383,7 +384,11 @@ static int qpx_complete(struct ibv_qp_ex *ibqp)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_wr_complete: no "
 					    "ibv_wr_start before it"));
 	end_cur(ibqp);
-	err = x->err;
+	/* Before the QP may post, mlx5's wr_complete is one that fails
+	 * with EINVAL whatever the section holds, even nothing. */
+	err = emu_sq_closed(batch_of(ibqp), EINVAL);
+	if (!err)
+		err = x->err;
 	atomic_store_explicit(&x->active, false, memory_order_relaxed);
 	/* On any error nothing is posted: the whole batch is dropped. */
 	if (err)

@@ -10,7 +10,7 @@ libemufront_la_SOURCES = \
 	verbs/srq.c verbs/mw.c verbs/fault.c verbs/port.c verbs/counters.c \
 	verbs/odp.c verbs/dm.c verbs/clock.c verbs/pdom.c \
 	verbs/import.c verbs/import.h \
-	verbs/unsupported.c verbs/strings.c verbs/rate.c
+	verbs/unsupported.c verbs/strings.c verbs/rate.c verbs/trace.c
 
 libibverbs_la_SOURCES =
 libibverbs_la_LIBADD = libemufront.la libemucore.la

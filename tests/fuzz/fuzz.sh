@@ -28,9 +28,10 @@ if ! "$cc" -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -DEMU_LIBDIR='"/nonexistent"' \
 	-DEMU_SYSCONFDIR='"/nonexistent"' -I. -Iinclude \
-	$(pkg-config --cflags libnl-route-3.0 inih liburing) \
+	$(pkg-config --cflags libnl-route-3.0 inih liburing libpcap) \
 	tests/fuzz/fuzz_rx.c net/*.c emu/*.c verbs/*.c \
-	$(pkg-config --libs libnl-route-3.0 inih liburing zlib) -lev -ldl -lm \
+	$(pkg-config --libs libnl-route-3.0 inih liburing zlib libpcap) -lev \
+	-ldl -lm \
 	-pthread -o "$out/fuzz_rx" >"$out/build.log" 2>&1; then
 	cat "$out/build.log"
 	echo "FAIL: the fuzz target builds"

@@ -262,8 +262,8 @@ static void errno_set(struct ibv_context *ctx)
 	      rc == EINVAL && errno == EINVAL);
 	errno = STALE;
 	rc = ibv_post_send(qp, &swr, &bad_s);
-	CHECK("errno: post_send in RESET -> EINVAL in rc and errno",
-	      rc == EINVAL && errno == EINVAL && bad_s == &swr);
+	CHECK("errno: post_send in RESET -> ENOMEM in rc and errno",
+	      rc == ENOMEM && errno == ENOMEM && bad_s == &swr);
 	errno = STALE;
 	rc = ibv_post_recv(qp, &rwr, &bad_r);
 	CHECK("errno: post_recv in RESET -> EINVAL in rc and errno",

@@ -90,3 +90,10 @@ EXTRA_DIST += tests/integration/mad_tshark.sh tests/integration/mad_tshark.py
 check_PROGRAMS += tests/integration/many_qps
 tests_integration_many_qps_SOURCES = tests/integration/many_qps.c
 tests_integration_many_qps_LDADD = libibverbs.la
+
+# The capture and the event trace (a list of their own): pingpongs
+# captured on both sides and checked by tshark and scapy, marks of fault
+# rules, emuverbs trace on running processes, emuverbs plot.
+CAPTURE_TESTS = tests/integration/capture.sh tests/integration/trace.sh
+TESTS += $(CAPTURE_TESTS)
+EXTRA_DIST += $(CAPTURE_TESTS)

@@ -28,7 +28,7 @@ if [ -x "$top_builddir/tests/integration/errpaths" ]; then
 		"$WORK/errpaths.err" \
 		'verbs: ibv_modify_qp: attr_mask has IBV_QP_PATH_MTU, not allowed for RESET->INIT of RC$'
 	expect "ibv_post_send: refusal names the state" "$WORK/errpaths.err" \
-		'verbs: ibv_post_send: the QP is in RESET, not yet RTS$'
+		'verbs: ibv_post_send: the QP \(RESET\) has not been in RTS since it was made or last reset$'
 	expect "ibv_destroy_cq: refusal says why" "$WORK/errpaths.err" \
 		'verbs: ibv_destroy_cq: QPs or SRQs still use the CQ$'
 	# Walking a GID table is no refusal: of errpaths' GID queries only

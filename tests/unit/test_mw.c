@@ -369,10 +369,25 @@ START_TEST(t_post_errors)
 	ck_assert_int_eq(ibv_bind_mw(f.b.qp, m1, &b), EINVAL);
 	/* The mismatch of region and window PDs is the wrapper's EPERM. */
 
-	/* A UD QP has no binds or invalidations; UC no SEND_WITH_INV. */
+	/* A UD QP has no binds or invalidations; UC no SEND_WITH_INV. The
+	 * UD QP is brought up: before RTS nothing posts at all. */
 	ia.send_cq = ia.recv_cq = f.a.cq;
 	ud = ibv_create_qp(f.pd, &ia);
 	ck_assert_ptr_nonnull(ud);
+	{
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 1,
+		};
+
+		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE |
+					       IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_QKEY), 0);
+		a.qp_state = IBV_QPS_RTR;
+		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE), 0);
+		a.qp_state = IBV_QPS_RTS;
+		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE |
+					       IBV_QP_SQ_PSN), 0);
+	}
 	wr.bind_mw.bind_info.mr = f.bmr;
 	ck_assert_int_eq(ibv_post_send(ud, &wr, &bad), EINVAL);
 	memset(&wr, 0, sizeof(wr));
@@ -927,6 +942,154 @@ START_TEST(t_qp_ex)
 }
 END_TEST
 
+/* A local invalidation of key on b; its completion status. */
+static enum ibv_wc_status local_inv(struct fx *f, uint32_t key)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 9, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	struct ibv_wc wc;
+
+	wr.invalidate_rkey = key;
+	ck_assert_int_eq(ibv_post_send(f->b.qp, &wr, &bad), 0);
+	wait_wc(f->b.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 9);
+	return wc.status;
+}
+
+/* A SEND_WITH_INV of key from a to b, into a receive b posts; the status
+ * of a's request (b's receive completes as well, and is checked). */
+static enum ibv_wc_status send_inv(struct fx *f, uint32_t key)
+{
+	struct ibv_sge rsge = {
+		.addr = (uintptr_t)f->mem, .length = 64, .lkey = f->bmr->lkey,
+	};
+	struct ibv_recv_wr rw = { .wr_id = 30, .num_sge = 1,
+				  .sg_list = &rsge }, *rbad = NULL;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)f->abuf, .length = 8, .lkey = f->amr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 31, .opcode = IBV_WR_SEND_WITH_INV,
+		.send_flags = IBV_SEND_SIGNALED, .num_sge = 1,
+		.sg_list = &sge,
+	}, *bad = NULL;
+	struct ibv_wc wc;
+
+	ck_assert_int_eq(ibv_post_recv(f->b.qp, &rw, &rbad), 0);
+	wr.invalidate_rkey = key;
+	ck_assert_int_eq(ibv_post_send(f->a.qp, &wr, &bad), 0);
+	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 31);
+	if (wc.status == IBV_WC_SUCCESS) {
+		wait_wc(f->b.cq, &wc, 3000);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
+		ck_assert_uint_eq(wc.invalidated_rkey, key);
+		return IBV_WC_SUCCESS;
+	}
+	return wc.status;
+}
+
+/*
+ * The key a type 2 bind gives is the one its work request carries, index
+ * and tag: writes, local invalidation and SEND_WITH_INV all answer to it,
+ * through ibv_post_send and ibv_wr_bind_mw alike, bind after bind. The
+ * ibv_mw's own rkey is left as it was (mlx5 and rxe write nothing back
+ * on a work-request bind), and it is not a key the window answers to.
+ */
+START_TEST(t_type2_bind_key_is_the_wr_key)
+{
+	struct ibv_mw_bind_info info = {
+		.addr = 0, .length = WIN_LEN, .mw_access_flags = ALL_REMOTE,
+	};
+	struct ibv_qp_ex *bx;
+	uint32_t alloc_key, k1, k2, k3;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_RC, MR_BIND_ALL);
+	mw = ibv_alloc_mw(f.pd, IBV_MW_TYPE_2);
+	ck_assert_ptr_nonnull(mw);
+	alloc_key = mw->rkey;
+	/* A work-request bind, its key from ibv_inc_rkey. */
+	k1 = ibv_inc_rkey(alloc_key);
+	ck_assert_int_eq(bind2(&f, mw, k1, WIN_ADDR(&f), WIN_LEN,
+			       ALL_REMOTE), IBV_WC_SUCCESS);
+	ck_assert_uint_eq(mw->rkey, alloc_key);
+	memset(f.abuf, 0x61, 16);
+	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), k1,
+				   16), IBV_WC_SUCCESS);
+	ck_assert_uint_eq(f.mem[WIN_OFF + 15], 0x61);
+	ck_assert_int_eq(local_inv(&f, k1), IBV_WC_SUCCESS);
+	/* Bound again under the next key; invalidated by the peer. */
+	k2 = ibv_inc_rkey(k1);
+	ck_assert_int_eq(bind2(&f, mw, k2, WIN_ADDR(&f), WIN_LEN,
+			       ALL_REMOTE), IBV_WC_SUCCESS);
+	ck_assert_uint_eq(mw->rkey, alloc_key);
+	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_READ, WIN_ADDR(&f), k2,
+				   16), IBV_WC_SUCCESS);
+	ck_assert_int_eq(send_inv(&f, k2), IBV_WC_SUCCESS);
+	/* Through ibv_wr_bind_mw: the same. */
+	bx = ibv_qp_to_qp_ex(f.b.qp);
+	ck_assert_ptr_nonnull(bx);
+	k3 = ibv_inc_rkey(k2);
+	info.mr = f.bmr;
+	info.addr = WIN_ADDR(&f);
+	ibv_wr_start(bx);
+	bx->wr_id = 12;
+	bx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(bx, mw, k3, &info);
+	ck_assert_int_eq(ibv_wr_complete(bx), 0);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(mw->rkey, alloc_key);
+	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), k3,
+				   16), IBV_WC_SUCCESS);
+	/* The allocation key (what mw->rkey still says) is not the
+	 * window's: using it is an access error, as on mlx5. */
+	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f),
+				   alloc_key, 16), IBV_WC_REM_ACCESS_ERR);
+	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/*
+ * A bind whose key names another index than the window's (here the
+ * region's, or the next slot's) cannot give the window that key: the
+ * index is the window's own, only the tag is the consumer's (IBTA). It
+ * completes with MW_BIND_ERR and binds nothing, rather than leave the
+ * window answering to a key the work request never named.
+ */
+START_TEST(t_type2_bind_key_of_another_index_fails)
+{
+	uint32_t keys[2];
+	struct ibv_mw *mw;
+	unsigned int i;
+	struct fx f;
+
+	for (i = 0; i < 2; i++) {
+		fx_open(&f, IBV_QPT_RC, MR_BIND_ALL);
+		mw = ibv_alloc_mw(f.pd, IBV_MW_TYPE_2);
+		ck_assert_ptr_nonnull(mw);
+		keys[0] = ibv_inc_rkey(f.bmr->rkey);
+		keys[1] = mw->rkey + 0x100;
+		ck_assert_int_eq(bind2(&f, mw, keys[i], WIN_ADDR(&f),
+				       WIN_LEN, ALL_REMOTE),
+				 IBV_WC_MW_BIND_ERR);
+		/* Nothing is bound to the region: it may go. */
+		ck_assert_int_eq(ibv_dereg_mr(f.bmr), 0);
+		f.bmr = ibv_reg_mr(f.pd, f.mem, f.pg, MR_BIND_ALL);
+		ck_assert_ptr_nonnull(f.bmr);
+		ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
+		fx_close(&f);
+	}
+}
+END_TEST
+
 /* Binds and invalidations complete in order behind the requests before
  * them, and a local operation behind a READ waits for its data. */
 START_TEST(t_ordering)
@@ -1009,6 +1172,8 @@ static Suite *mw_suite(void)
 	tcase_add_test(t2, t_dealloc_bound);
 	tcase_add_test(t2, t_qp_ex);
 	tcase_add_test(t2, t_ordering);
+	tcase_add_test(t2, t_type2_bind_key_is_the_wr_key);
+	tcase_add_test(t2, t_type2_bind_key_of_another_index_fails);
 	suite_add_tcase(s, t2);
 	return s;
 }

@@ -522,19 +522,23 @@ START_TEST(t_error_mid_batch)
 		ibv_wr_send(q);
 	ck_assert_int_eq(ibv_wr_complete(q), ENOMEM);
 	ck_assert_uint_eq(queued(), 0);
-	/* So does one found only once the WQE is whole: an atomic with 4
-	 * bytes, then a valid send. */
+	/* So does one found only once the WQE is whole: a message past
+	 * 2 GiB in two SGEs, then a valid send. */
+	list[0].length = 0x40000000;
+	list[1] = list[0];
+	list[1].length = 0x40000001;
 	ibv_wr_start(q);
 	ibv_wr_send(q);
-	ibv_wr_atomic_fetch_add(q, 1, 0x3000, 1);
-	ibv_wr_set_sge(q, 1, 0x10, 4);
+	ibv_wr_send(q);
+	ibv_wr_set_sge_list(q, 2, list);
 	ibv_wr_send(q);
 	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
 	ck_assert_uint_eq(queued(), 0);
 	/* ... and as the last WQE of the batch. */
 	ibv_wr_start(q);
 	ibv_wr_send(q);
-	ibv_wr_atomic_cmp_swp(q, 1, 0x3000, 1, 2);
+	ibv_wr_send(q);
+	ibv_wr_set_sge(q, 1, 0x10, 0x80000001u);
 	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
 	ck_assert_uint_eq(queued(), 0);
 	/* The ring is as it was: a full batch fits. */
@@ -689,7 +693,8 @@ START_TEST(t_ud_addr)
 	ibv_wr_send(q);
 	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
 	ck_assert_uint_eq(queued(), 2);
-	/* Nor may a UD message be longer than the port's MTU. */
+	/* A UD message longer than the port's MTU is taken: the requester
+	 * drops it (test_qp_sem's t_ud_send_over_mtu_dropped). */
 	drop_queued();
 	qp_setup(IBV_QPT_UD, IBV_QP_EX_WITH_SEND, 4, 2, 32);
 	ibv_wr_start(q);
@@ -698,8 +703,10 @@ START_TEST(t_ud_addr)
 	ibv_wr_set_sge_list(q, 2, (struct ibv_sge[]){
 		{ .addr = 0x1000, .length = 4096, .lkey = 1 },
 		{ .addr = 0x9000, .length = 4096, .lkey = 1 } });
-	ck_assert_int_eq(ibv_wr_complete(q), EINVAL);
-	ck_assert_uint_eq(queued(), 0);
+	ck_assert_int_eq(ibv_wr_complete(q), 0);
+	ck_assert_uint_eq(queued(), 1);
+	ck_assert_uint_eq(slot(0)->length, 8192);
+	drop_queued();
 	/* UD QPs were made for sends only. */
 	ibv_wr_start(q);
 	ibv_wr_rdma_write(q, 1, 2);
@@ -879,28 +886,56 @@ START_TEST(t_unsupported)
 }
 END_TEST
 
-/* Posting needs RTS (or SQD, SQE, ERR), as ibv_post_send does. */
-START_TEST(t_state)
+/*
+ * Until the QP has been in RTS since it was made or last reset (RESET,
+ * INIT, RTR, and ERR reached from those), ibv_wr_complete fails with
+ * EINVAL and posts nothing, even for an empty section: mlx5 swaps in a
+ * wr_complete that does exactly that until the QP reaches RTS. After,
+ * SQD and ERR post as RTS does.
+ */
+START_TEST(t_wr_complete_before_rts_einval)
 {
 	struct ibv_qp *p = make_qp(IBV_QPT_RC, OPS_ALL, 4, 1, 16);
 	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(p);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
 	int k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		errno = 0;
 		ibv_wr_start(x);
 		ibv_wr_send(x);
 		ck_assert_int_eq(ibv_wr_complete(x), EINVAL);
 		ck_assert_int_eq(errno, EINVAL);
 		ck_assert_uint_eq(emu_wq_in_use(&to_emu_qp(p)->sq), 0);
-		/* An empty section asks nothing of the state. */
 		ibv_wr_start(x);
-		ck_assert_int_eq(ibv_wr_complete(x), 0);
+		ck_assert_int_eq(ibv_wr_complete(x), EINVAL);
 		if (k == 0)
 			to_init(p);
 		else if (k == 1)
 			to_rtr(p, p->qp_num);
+		else if (k == 2)
+			ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE),
+					 0);
 	}
+	a.qp_state = IBV_QPS_RESET;
+	ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE), 0);
+	to_init(p);
+	to_rtr(p, p->qp_num);
+	to_rts(p);
+	ibv_wr_start(x);
+	ck_assert_int_eq(ibv_wr_complete(x), 0);
+	/* ERR after RTS: posted, and flushed. */
+	a.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE), 0);
+	ibv_wr_start(x);
+	x->wr_id = 77;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ck_assert_int_eq(ibv_wr_complete(x), 0);
+	wait_wc(cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 77);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
 	ck_assert_int_eq(ibv_destroy_qp(p), 0);
 }
 END_TEST
@@ -1162,7 +1197,7 @@ static Suite *qp_ex_suite(void)
 	tcase_add_test(tb, t_abort);
 	tcase_add_test(tb, t_unsupported);
 	tcase_add_test(tb, t_mw_builders);
-	tcase_add_test(tb, t_state);
+	tcase_add_test(tb, t_wr_complete_before_rts_einval);
 	tcase_add_test(tb, t_errors);
 	tcase_add_test(tb, t_threads);
 	suite_add_tcase(s, tb);

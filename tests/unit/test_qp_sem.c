@@ -663,6 +663,294 @@ START_TEST(t_req_notify_without_channel)
 }
 END_TEST
 
+/* ---- posting: what mlx5 refuses, and what it takes and fails later ---- */
+
+/* A signaled SEND of 64 bytes from s with wr_id id: ibv_post_send's
+ * result, errno and bad_wr checked against it. */
+static int try_send(struct side *s, uint64_t id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)s->buf, .length = 64, .lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad = NULL;
+	int rc;
+
+	errno = 0;
+	rc = ibv_post_send(s->qp, &wr, &bad);
+	if (rc) {
+		ck_assert_int_eq(errno, rc);
+		ck_assert_ptr_eq(bad, &wr);
+	}
+	return rc;
+}
+
+/*
+ * mlx5 lets a QP post sends only once it has been in RTS since it was
+ * made or last reset: before (RESET, INIT, RTR, and ERR reached from
+ * those) ibv_post_send fails with ENOMEM, ibv_bind_mw too, and nothing
+ * of it is ever sent. Once the QP has been in RTS it posts in every
+ * state but RESET (ERR flushes).
+ */
+START_TEST(t_post_send_before_rts_enomem)
+{
+	struct ibv_mw_bind mb = { .wr_id = 3 };
+	struct ibv_recv_wr rw = { .wr_id = 9 }, *rbad = NULL;
+	struct ibv_mw *mw;
+	uint32_t key;
+	struct ibv_wc wc;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_RC);
+	mw = ibv_alloc_mw(f.pd, IBV_MW_TYPE_1);
+	ck_assert_ptr_nonnull(mw);
+	key = mw->rkey;
+	/* RESET: no send, no bind; a receive is EINVAL (mlx5 too). */
+	ck_assert_int_eq(try_send(&f.a, 1), ENOMEM);
+	ck_assert_int_eq(ibv_bind_mw(f.a.qp, mw, &mb), ENOMEM);
+	ck_assert_uint_eq(mw->rkey, key);
+	ck_assert_int_eq(ibv_post_recv(f.a.qp, &rw, &rbad), EINVAL);
+	to_init(f.a.qp);
+	ck_assert_int_eq(try_send(&f.a, 2), ENOMEM);
+	to_rtr(&f, f.a.qp, f.b.qp->qp_num);
+	ck_assert_int_eq(try_send(&f.a, 3), ENOMEM);
+	ck_assert_int_eq(ibv_bind_mw(f.a.qp, mw, &mb), ENOMEM);
+	/* ERR without RTS before it: still nothing to post on. */
+	to_state(f.a.qp, IBV_QPS_ERR);
+	ck_assert_int_eq(try_send(&f.a, 4), ENOMEM);
+	to_state(f.a.qp, IBV_QPS_RESET);
+	/* Up: a send goes, and only it: nothing refused comes back. */
+	to_init(f.a.qp);
+	to_init(f.b.qp);
+	to_rtr(&f, f.a.qp, f.b.qp->qp_num);
+	to_rtr(&f, f.b.qp, f.a.qp->qp_num);
+	to_rts(f.a.qp, 14, 7);
+	to_rts(f.b.qp, 14, 7);
+	post_recv(&f.b, 20, f.b.buf, 4096);
+	ck_assert_int_eq(try_send(&f.a, 5), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 5);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 20);
+	expect_no_wc(f.a.cq, 50);
+	expect_no_wc(f.b.cq, 0);
+	/* ERR after RTS: posted and flushed. */
+	to_state(f.a.qp, IBV_QPS_ERR);
+	ck_assert_int_eq(try_send(&f.a, 6), 0);
+	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(wc.wr_id, 6);
+	/* RESET starts it over. */
+	to_state(f.a.qp, IBV_QPS_RESET);
+	ck_assert_int_eq(try_send(&f.a, 7), ENOMEM);
+	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/* One fetch-and-add of 1 from a to the word at b.buf + 256 (which holds
+ * 41), its result landing in the n SGEs given (offsets into a.buf and
+ * lengths), posted with ibv_post_send or, with wr, ibv_wr_*; a.buf is
+ * 0xee throughout before. The status it completes with. */
+static enum ibv_wc_status atomic_into(struct fx *f, const uint32_t *off,
+				      const uint32_t *len, unsigned int n,
+				      bool wr)
+{
+	struct ibv_sge sge[2];
+	struct ibv_send_wr w = {
+		.wr_id = 1, .sg_list = sge, .num_sge = (int)n,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad = NULL;
+	uint64_t word = 41;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+	unsigned int i;
+
+	fx_open(f, IBV_QPT_RC);
+	fx_connect(f);
+	memset(f->a.buf, 0xee, BUF_LEN);
+	memcpy(f->b.buf + 256, &word, sizeof(word));
+	for (i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)f->a.buf + off[i];
+		sge[i].length = len[i];
+		sge[i].lkey = f->a.mr->lkey;
+	}
+	if (!wr) {
+		w.wr.atomic.remote_addr = (uintptr_t)f->b.buf + 256;
+		w.wr.atomic.rkey = f->b.mr->rkey;
+		w.wr.atomic.compare_add = 1;
+		ck_assert_int_eq(ibv_post_send(f->a.qp, &w, &bad), 0);
+	} else {
+		x = ibv_qp_to_qp_ex(f->a.qp);
+		ck_assert_ptr_nonnull(x);
+		ibv_wr_start(x);
+		x->wr_id = 1;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_fetch_add(x, f->b.mr->rkey,
+					(uintptr_t)f->b.buf + 256, 1);
+		ibv_wr_set_sge_list(x, n, sge);
+		ck_assert_int_eq(ibv_wr_complete(x), 0);
+	}
+	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	/* Whatever happened here, the responder did the add. */
+	memcpy(&word, f->b.buf + 256, sizeof(word));
+	ck_assert_uint_eq(word, 42);
+	return wc.status;
+}
+
+/* The 8 bytes at a.buf + off hold the old value 41. */
+static bool landed(const struct fx *f, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, f->a.buf + off, sizeof(v));
+	return v == 41;
+}
+
+/*
+ * An atomic's SGEs need not be 8 bytes. ibv_post_send takes them as mlx5
+ * builds them, every non-empty one as an 8-byte segment, so the old value
+ * lands in the first 8 bytes at its address whatever its length (those
+ * bytes checked against its key); ibv_wr_* takes the lengths as given, as
+ * mlx5's setters do. Where the list holds fewer than 8 bytes the answer
+ * does not fit: LOC_LEN_ERR, the atomic having been executed.
+ */
+START_TEST(t_atomic_sge_not_8_bytes)
+{
+	static const uint32_t o1[] = { 64 }, o2[] = { 64, 128 };
+	static const uint32_t l4[] = { 4 }, l16[] = { 16 }, l44[] = { 4, 4 };
+	static const uint32_t oend[] = { BUF_LEN - 4 };
+	struct fx f;
+
+	/* ibv_post_send: 4 bytes become 8. */
+	ck_assert_int_eq(atomic_into(&f, o1, l4, 1, false), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[72], 0xee);
+	fx_close(&f);
+	/* 16 bytes: the first 8. */
+	ck_assert_int_eq(atomic_into(&f, o1, l16, 1, false), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[72], 0xee);
+	fx_close(&f);
+	/* 4 + 4: all 8 in the first. */
+	ck_assert_int_eq(atomic_into(&f, o2, l44, 2, false), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[128], 0xee);
+	fx_close(&f);
+	/* 4 bytes at the region's end: the 8 would cross it. */
+	ck_assert_int_eq(atomic_into(&f, oend, l4, 1, false),
+			 IBV_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(f.a.buf[BUF_LEN - 1], 0xee);
+	fx_close(&f);
+	/* No SGE at all: nowhere to put the answer. */
+	ck_assert_int_eq(atomic_into(&f, o1, l4, 0, false),
+			 IBV_WC_LOC_LEN_ERR);
+	fx_close(&f);
+	/* ibv_wr_*: 16 bytes take the 8, 4 bytes are too few. */
+	ck_assert_int_eq(atomic_into(&f, o1, l16, 1, true), IBV_WC_SUCCESS);
+	ck_assert(landed(&f, 64));
+	ck_assert_uint_eq(f.a.buf[72], 0xee);
+	fx_close(&f);
+	ck_assert_int_eq(atomic_into(&f, o1, l4, 1, true), IBV_WC_LOC_LEN_ERR);
+	fx_close(&f);
+}
+END_TEST
+
+/*
+ * RDMA and atomic requests posted on a UD QP: accepted, as mlx5 accepts
+ * them, and completed with LOC_QP_OP_ERR, as rxe's requester completes an
+ * opcode the transport does not have; the QP moves to ERR and flushes
+ * what follows; nothing reaches the peer. The request's wr.rdma overlaps
+ * wr.ud, so its address must not be taken for an AH.
+ */
+START_TEST(t_ud_rdma_atomic_loc_qp_op_err)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM,
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	unsigned int i;
+	struct fx f;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		fx_open(&f, IBV_QPT_UD);
+		ah = ud_up(&f, 0);
+		post_recv(&f.b, 9, f.b.buf, 40 + 64);
+		memset(&wr, 0, sizeof(wr));
+		sge.addr = (uintptr_t)f.a.buf;
+		sge.length = 8;
+		sge.lkey = f.a.mr->lkey;
+		wr.wr_id = 1;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = ops[i];
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = 0x10;
+		wr.wr.rdma.rkey = f.b.mr->rkey;
+		bad = NULL;
+		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+		wait_wc(f.a.cq, &wc, 3000);
+		ck_assert_uint_eq(wc.wr_id, 1);
+		ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
+		wr.wr_id = 2;
+		wr.opcode = IBV_WR_SEND;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = f.b.qp->qp_num;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
+		wait_wc(f.a.cq, &wc, 3000);
+		ck_assert_uint_eq(wc.wr_id, 2);
+		ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+		expect_no_wc(f.b.cq, 50);
+		ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+		fx_close(&f);
+	}
+}
+END_TEST
+
+/*
+ * A UD send larger than the port's MTU completes successfully and sends
+ * nothing (IBTA C10-93.1.1, as rxe's requester does it): the peer's
+ * receive waits for the next datagram that fits.
+ */
+START_TEST(t_ud_send_over_mtu_dropped)
+{
+	struct ibv_port_attr pa;
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	uint32_t mtu;
+	struct fx f;
+
+	fx_open(&f, IBV_QPT_UD);
+	ck_assert_int_eq(ibv_query_port(f.ctx, 1, &pa), 0);
+	mtu = 128u << pa.active_mtu;
+	ck_assert_uint_lt(mtu + 1, BUF_LEN);
+	ah = ud_up(&f, 0);
+	post_recv(&f.b, 4, f.b.buf, BUF_LEN);
+	memset(f.a.buf, 0x5a, BUF_LEN);
+	ud_send(&f, ah, 1, mtu + 1);
+	expect_no_wc(f.b.cq, 100);
+	ud_send(&f, ah, 2, mtu);
+	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 4);
+	ck_assert_uint_eq(wc.byte_len, 40 + mtu);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *qp_sem_suite(void)
 {
 	Suite *s = suite_create("qp_sem");
@@ -671,6 +959,7 @@ static Suite *qp_sem_suite(void)
 	TCase *te = tcase_create("errors");
 	TCase *tu = tcase_create("ud");
 	TCase *tm = tcase_create("more");
+	TCase *tp = tcase_create("post");
 
 	tcase_add_test(tr, t_recv_posted_in_init_completes);
 	tcase_add_test(tr, t_ud_recv_posted_in_init_completes);
@@ -690,6 +979,11 @@ static Suite *qp_sem_suite(void)
 	tcase_add_test(tm, t_send_with_inv_bad_key_nak);
 	tcase_add_test(tm, t_req_notify_without_channel);
 	suite_add_tcase(s, tm);
+	tcase_add_test(tp, t_post_send_before_rts_enomem);
+	tcase_add_test(tp, t_atomic_sge_not_8_bytes);
+	tcase_add_test(tp, t_ud_rdma_atomic_loc_qp_op_err);
+	tcase_add_test(tp, t_ud_send_over_mtu_dropped);
+	suite_add_tcase(s, tp);
 	return s;
 }
 

@@ -16,7 +16,8 @@ WRAP_ALLOC = -Wl,--wrap=calloc -Wl,--wrap=malloc
 
 # net/
 NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
-	tests/unit/test_psn tests/unit/test_icrc tests/unit/test_udp
+	tests/unit/test_psn tests/unit/test_icrc tests/unit/test_udp \
+	tests/unit/test_pcapng tests/unit/test_capture
 # emu/, through libemucore
 CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_speed \
 	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
@@ -25,7 +26,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
 	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_odp_fault \
-	tests/unit/test_counters
+	tests/unit/test_counters tests/unit/test_trace
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
@@ -40,7 +41,7 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_pdom
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
-TOOLS_UNIT_TESTS = tests/unit/test_nsview
+TOOLS_UNIT_TESTS = tests/unit/test_nsview tests/unit/test_plot
 
 # cm/: the CM MAD wire format (libemucm) and librdmacm's public API
 CM_UNIT_TESTS = tests/unit/test_mad tests/unit/test_cm_stubs \
@@ -63,8 +64,19 @@ tests_unit_test_psn_LDADD = $(NET_LIBS)
 tests_unit_test_icrc_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 tests_unit_test_icrc_LDADD = $(NET_LIBS) $(ZLIB_LIBS)
 tests_unit_test_udp_LDADD = $(NET_LIBS)
+# The capture: pcapng blocks read back by libpcap; the capture's files,
+# headers and allocation failures.
+tests_unit_test_pcapng_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
+tests_unit_test_pcapng_LDADD = $(NET_LIBS) $(PCAP_LIBS)
+tests_unit_test_capture_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
+tests_unit_test_capture_LDADD = $(NET_LIBS) $(PCAP_LIBS)
+tests_unit_test_capture_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_log_LDADD = $(CORE_LIBS)
+# The trace writer's lines are checked with emuverbs plot's reader.
+tests_unit_test_trace_SOURCES = tests/unit/test_trace.c tools/plot_json.c
+tests_unit_test_trace_LDADD = $(CORE_LIBS)
+tests_unit_test_trace_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_config_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 tests_unit_test_config_LDADD = $(CORE_LIBS)
 tests_unit_test_speed_LDADD = $(CORE_LIBS)
@@ -147,6 +159,8 @@ tests_unit_test_pdom_LDADD = $(API_LIBS)
 tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 
 tests_unit_test_nsview_LDADD = libtestlib.la libnsview.la $(CHECK_LIBS)
+tests_unit_test_plot_SOURCES = tests/unit/test_plot.c tools/plot_json.c
+tests_unit_test_plot_LDADD = libtestlib.la $(CHECK_LIBS)
 # Builds the view itself for the tests that find and fill it.
 tests_unit_test_sysview_LDADD = $(CORE_LIBS) libnsview.la
 
