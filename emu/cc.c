@@ -201,7 +201,7 @@ void emu_cc_ce(struct emu_qp *qp, const struct emu_rx_pkt *pkt)
 	uint32_t dqpn;
 	uint8_t *buf;
 
-	tp->cnt.np_ecn_marked_roce_packets++;
+	EMU_CNT_EV(qp, ecn_marked);
 	gap = (uint64_t)tp->port->cfg.cnp_interval_us * 1000;
 	if (qp->cc.last_cnp_ns && now - qp->cc.last_cnp_ns < gap)
 		return;
@@ -215,10 +215,10 @@ void emu_cc_ce(struct emu_qp *qp, const struct emu_rx_pkt *pkt)
 	bth_set_becn(buf, true);
 	memset(buf + WIRE_BTH_LEN, 0, 16);
 	/* A CNP goes with traffic class 0: its priority is the port's
-	 * business, which has no setting for it here. */
+	 * business, which has no setting for it here. Counted as a CNP
+	 * sent (np_cnp_sent) where every packet is. */
 	emu_tx_packet(qp, &pkt->u->dst, &pkt->u->src, 0, buf,
 		      WIRE_BTH_LEN + 16);
-	tp->cnt.np_cnp_sent++;
 }
 
 void emu_cc_cnp(struct emu_qp *qp)
@@ -226,10 +226,10 @@ void emu_cc_cnp(struct emu_qp *qp)
 	struct emu_tport *tp = qp->tp;
 
 	if (!tp->port->cfg.dcqcn) {
-		tp->cnt.rp_cnp_ignored++;
+		EMU_CNT_EV(qp, cnp_ignored);
 		return;
 	}
-	tp->cnt.rp_cnp_handled++;
+	EMU_CNT_EV(qp, cnp_handled);
 	emu_dcqcn_cut(&qp->cc, params(qp), line_mbps(qp), emu_now_ns());
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: CNP, rate %.0f Mb/s (alpha %.3f)",
 		qp->qpn, qp->cc.rc, qp->cc.alpha);

@@ -106,6 +106,7 @@ static void rewind_once(struct emu_qp *qp, uint32_t psn)
 		return;
 	qp->comp.rewound = true;
 	qp->comp.rewind_psn = psn;
+	EMU_CNT_EV(qp, retries);
 	emu_req_rewind(qp, psn);
 }
 
@@ -132,8 +133,10 @@ static void ack_upto(struct emu_qp *qp, uint32_t psn)
 		}
 		if (emu_wr_rd_atomic(w->opcode)) {
 			if (!w->done) {
-				if (psn_after(psn, w->last_psn))
+				if (psn_after(psn, w->last_psn)) {
+					EMU_CNT_EV(qp, implied_naks);
 					rewind_once(qp, w->resp_psn);
+				}
 				/* Acknowledged no further than its data. */
 				if (psn_after_eq(psn, w->resp_psn))
 					psn = psn_sub(w->resp_psn, 1);
@@ -187,15 +190,17 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		return;
 	}
 	qp->comp.retry_due = 0;
-	qp->tp->cnt.timeouts++;
+	EMU_CNT_EV(qp, timeouts);
 	emu_log(EMU_LOG_XPORT,
 		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left",
 		qp->qpn, qp->comp.psn, qp->comp.retry_left);
 	if (emu_trace_on())
 		emu_trace_timeout(qp, qp->comp.psn, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {
+		EMU_CNT_EV(qp, retry_exceeded);
 		fail(qp, IBV_WC_RETRY_EXC_ERR);
 	} else {
+		EMU_CNT_EV(qp, retries);
 		qp->comp.retry_left--;
 		qp->comp.rewound = false;
 		emu_req_rewind(qp, qp->comp.psn);
@@ -241,7 +246,6 @@ static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
 {
 	struct ev_loop *loop = loop_of(qp);
 
-	qp->tp->cnt.rnr_naks_rcvd++;
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: RNR NAK at psn 0x%06x, waiting %u us",
 		qp->qpn, psn, wire_rnr_timer_usec(timer));
 	if (emu_trace_on())
@@ -249,11 +253,13 @@ static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
 	/* rnr_retry 7 means retry forever. */
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->comp.rnr_left) {
+			EMU_CNT_EV(qp, rnr_exceeded);
 			fail(qp, IBV_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
 		qp->comp.rnr_left--;
 	}
+	EMU_CNT_EV(qp, rnr_waits);
 	qp->req.rnr_wait = true;
 	qp->comp.rnr_psn = psn;
 	qp->comp.retry_due = 0;
@@ -280,7 +286,6 @@ static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 			rnr_nak(qp, psn, aeth_syn_value(syn));
 		break;
 	case AETH_NAK:
-		qp->tp->cnt.naks_rcvd++;
 		emu_log(EMU_LOG_XPORT, "qp 0x%06x: NAK %s at psn 0x%06x",
 			qp->qpn, aeth_nak_str(aeth_syn_value(syn)), psn);
 		if (emu_trace_on())
@@ -292,6 +297,7 @@ static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		case AETH_NAK_PSN_SEQ:
 			/* The peer is alive and says where it stands: go
 			 * back there at once, without spending a retry. */
+			EMU_CNT_EV(qp, seq_naks);
 			rewind_once(qp, psn);
 			break;
 		case AETH_NAK_INVALID_REQ:
@@ -386,7 +392,7 @@ static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		/* A response went missing: ask again from the gap. */
 		if (psn_after(psn, w->resp_psn))
 			rewind_once(qp, w->resp_psn);
-		qp->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, oos_read_resp);
 		return;
 	}
 	/* Placing it anyway would leave a READ that never completes and

@@ -11,6 +11,7 @@
 
 #include "emu/capture.h"
 #include "emu/ctl.h"
+#include "emu/ctl_stats.h"
 #include "emu/device.h"
 #include "emu/fault.h"
 #include "emu/inject.h"
@@ -448,6 +449,8 @@ const struct emu_ctl_cmd emu_ctl_cmds[] = {
 	{ "gid", "DEVICE/PORT add|del ADDRESS", cmd_gid },
 	{ "event", "KIND QPN|SRQN|DEVICE/PORT [DEVICE]", cmd_event },
 	{ "fault", "add RULE | del NAME | list", cmd_fault },
+	{ "stats", "[DEVICE[/PORT]] [qp QPN] [json]", emu_ctl_cmd_stats },
+	{ "qps", "[DEVICE[/PORT]]", emu_ctl_cmd_qps },
 	{ "capture", "start PATH [count N] | stop | status", emu_capture_ctl },
 	{ "trace", "start PATH [interval MS] | stop | status", emu_tracer_ctl },
 	{ NULL, NULL, NULL },

@@ -589,6 +589,14 @@ void emu_device_broadcast(struct emu_device *dev,
 	pthread_mutex_unlock(&ctx_lock);
 }
 
+/* link_downed is the engine's to count, as every counter is. */
+static void count_down(void *arg)
+{
+	struct emu_port *port = arg;
+
+	emu_transport_of(port->dev)->ports[port->num - 1].cnt.link_downed++;
+}
+
 int emu_port_set_state(struct emu_port *port, int ibv_port_state)
 {
 	struct ibv_async_event ev = { .element.port_num = (int)port->num };
@@ -600,6 +608,8 @@ int emu_port_set_state(struct emu_port *port, int ibv_port_state)
 	old = atomic_exchange(&port->state, ibv_port_state);
 	if (old == ibv_port_state)
 		return 0;
+	if (ibv_port_state == IBV_PORT_DOWN)
+		emu_device_run(port->dev, count_down, port);
 	ev.event_type = ibv_port_state == IBV_PORT_ACTIVE ? IBV_EVENT_PORT_ACTIVE
 							  : IBV_EVENT_PORT_ERR;
 	/* The view first: a program woken by the event reads the new state. */

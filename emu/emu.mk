@@ -3,7 +3,7 @@
 # matching, the QP state machine and the RC/UC/UD transport engines).
 libemucore_la_SOURCES = \
 	emu/device.c emu/device.h emu/attr.c \
-	emu/sysview.c emu/sysview.h \
+	emu/sysview.c emu/sysview.h emu/hwcnt.c emu/hwcnt.h \
 	emu/async.c emu/async.h \
 	emu/config.c emu/config.h \
 	emu/speed.c emu/speed.h \
@@ -26,7 +26,9 @@ libemucore_la_SOURCES = \
 	emu/link.c emu/link.h emu/rand.h \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \
+	emu/counters.c emu/counters.h \
 	emu/ctl.c emu/ctl.h emu/ctl_cmd.c emu/subnet.c emu/subnet.h \
+	emu/ctl_stats.c emu/ctl_stats.h \
 	emu/capture.c emu/capture.h emu/trace.c emu/trace.h \
 	emu/tracer.c emu/tracer.h emu/watch_ctl.c
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
@@ -40,4 +42,4 @@ libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h \
 libemuutil_la_LIBADD = $(EV_LIBS)
 
 EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md \
-	doc/features.md
+	doc/features.md doc/counters.md

@@ -458,6 +458,29 @@ static uint32_t truncated_len(const struct emu_fault_rule *r, uint32_t len)
 	return keep < len ? keep : len;
 }
 
+/* A rule acted on a packet of QP qpn's (the sender's for tx, the BTH's
+ * destination for rx): on the port's counters and the QP's, if it has
+ * one here. Counted only when done: a hold that failed let it pass. */
+static void count_action(struct emu_tport *tp, uint8_t dir, uint32_t qpn,
+			 enum emu_fault_action action)
+{
+	struct emu_device *dev = tp->port->dev;
+	unsigned int a = (unsigned int)(action - EMU_FAULT_DROP);
+	struct emu_qp *qp;
+
+	qp = qpn == EMU_GSI_QPN ? emu_qp_gsi(dev, tp->port->num) :
+				  emu_qp_lookup(dev, qpn);
+	if (dir == EMU_FAULT_TX) {
+		tp->cnt.tx.fault[a]++;
+		if (qp && qp->tp == tp)
+			qp->cnt.tx.fault[a]++;
+	} else {
+		tp->cnt.rx.fault[a]++;
+		if (qp && qp->tp == tp)
+			qp->cnt.rx.fault[a]++;
+	}
+}
+
 void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		   const struct in6_addr *src, const struct in6_addr *dst,
 		   uint16_t dport, uint8_t tclass, unsigned int sock,
@@ -494,6 +517,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	if (tp->udp.cap)
 		note = emu_capture_fault_note(tp, r, EMU_FAULT_TX);
 	if (r->action == EMU_FAULT_DROP) {
+		count_action(tp, EMU_FAULT_TX, qpn, r->action);
 		if (tp->udp.cap)
 			emu_udp_cap_unsent(&tp->udp, sock, src, dst, dport,
 					   tclass, buf, hdr_len, pay, npay,
@@ -527,6 +551,7 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 		if (src)
 			h->src = *src;
 		h->dst = *dst;
+		count_action(tp, EMU_FAULT_TX, qpn, r->action);
 		return;
 	case EMU_FAULT_CORRUPT:
 		emu_fault_corrupt(r, buf, len);
@@ -537,6 +562,8 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	default:
 		break;
 	}
+	if (r->action != EMU_FAULT_DELAY && r->action != EMU_FAULT_REORDER)
+		count_action(tp, EMU_FAULT_TX, qpn, r->action);
 	tp->udp.tx_note = note;
 	emu_link_send(&tp->link, emu_now_ns(), sock, src, dst, dport, tclass,
 		      buf, len, NULL, 0, 0);
@@ -588,6 +615,8 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 			"fault %s: rx %s qpn 0x%06x psn 0x%06x acted before %u",
 			r->name, wire_op_name(bth_opcode(u->data)),
 			bth_qpn(u->data), bth_psn(u->data), r->sighting);
+	if (r->action != EMU_FAULT_DELAY && r->action != EMU_FAULT_REORDER)
+		count_action(tp, EMU_FAULT_RX, p.qpn, r->action);
 	if (emu_trace_on())
 		emu_trace_fault(tp, r, EMU_FAULT_RX, u->data, u->len);
 	switch (r->action) {
@@ -603,6 +632,7 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 			break;
 		h->u = *u;
 		h->u.len = h->len;
+		count_action(tp, EMU_FAULT_RX, p.qpn, r->action);
 		return;
 	case EMU_FAULT_CORRUPT:
 		emu_fault_corrupt(r, u->data, u->len);

@@ -123,6 +123,49 @@ void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 		qp->events_raised++;
 }
 
+/* Completions by outcome, as rxe and mlx5 count them (emu/counters.h). */
+static void count_send(struct emu_qp *qp, uint32_t opcode,
+		       enum ibv_wc_status status)
+{
+	switch (status) {
+	case IBV_WC_SUCCESS:
+		if (opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
+		    opcode == IBV_WR_SEND_WITH_INV)
+			EMU_CNT_EV(qp, rdma_sends);
+		return;
+	case IBV_WC_WR_FLUSH_ERR:
+		EMU_CNT_EV(qp, req_cqe_flush_error);
+		return;
+	case IBV_WC_REM_ACCESS_ERR:
+		EMU_CNT_EV(qp, req_remote_access);
+		break;
+	case IBV_WC_REM_INV_REQ_ERR:
+		EMU_CNT_EV(qp, req_remote_invalid);
+		break;
+	default:
+		break;
+	}
+	EMU_CNT_EV(qp, req_cqe_error);
+}
+
+static void count_recv(struct emu_qp *qp, enum ibv_wc_status status)
+{
+	switch (status) {
+	case IBV_WC_SUCCESS:
+		EMU_CNT_EV(qp, rdma_recvs);
+		return;
+	case IBV_WC_WR_FLUSH_ERR:
+		EMU_CNT_EV(qp, resp_cqe_flush_error);
+		return;
+	case IBV_WC_LOC_LEN_ERR:
+		EMU_CNT_EV(qp, resp_local_length);
+		break;
+	default:
+		break;
+	}
+	EMU_CNT_EV(qp, resp_cqe_error);
+}
+
 void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 			  enum ibv_wc_status status)
 {
@@ -139,6 +182,8 @@ void emu_qp_complete_send(struct emu_qp *qp, struct emu_swqe *w,
 	};
 	/* Failed requests always complete, signaled or not. */
 	bool report = w->signaled || status != IBV_WC_SUCCESS;
+
+	count_send(qp, w->opcode, status);
 
 	if (emu_wr_rd_atomic(w->opcode) && w->started && !w->done &&
 	    qp->req.rd_out)
@@ -196,6 +241,7 @@ void emu_qp_complete_recv(struct emu_qp *qp, struct ibv_wc *wc,
 	struct emu_srq *srq = qp->held_srq;
 
 	wc->qp_num = qp->qpn;
+	count_recv(qp, wc->status);
 	if (srq) {
 		/* An XRC SRQ has its own CQ; a basic one completes into the
 		 * QP's, which the SRQ's busy count keeps alive till here. */

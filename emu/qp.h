@@ -16,6 +16,7 @@
 
 #include "emu/budget.h"
 #include "emu/cc.h"
+#include "emu/counters.h"
 #include "emu/device.h"
 #include "emu/pdom.h"
 #include "emu/qp_ex.h"
@@ -272,6 +273,9 @@ struct emu_qp {
 	/* XRC target: ibv_open_qp() handles besides the creator's; the QP
 	 * goes away with the last of them (under lock). */
 	unsigned int extra_handles;
+	/* Flows made on it (verbs/counters.c): it is not destroyed while
+	 * one is, as the kernel keeps a QP its flows use. */
+	atomic_uint flows;
 
 	/* Engine thread only. */
 	struct emu_tport *tp;		/* port of the path */
@@ -293,12 +297,9 @@ struct emu_qp {
 	struct emu_srq *rx_srq;
 	struct emu_srq *held_srq;
 	struct emu_rwqe *held;
-	/* What it sent and received: packets (ACKs and retransmissions
-	 * among them) and their bytes from the BTH through the ICRC. */
-	struct emu_qp_counters {
-		uint64_t tx_packets, tx_bytes;
-		uint64_t rx_packets, rx_bytes;
-	} cnt;
+	/* What it sent and received and what its transport did
+	 * (emu/counters.h). */
+	struct emu_qp_counters cnt;
 };
 
 /* RC, or the XRC initiator, which behaves as RC on its side of the wire. */

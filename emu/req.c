@@ -189,7 +189,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	tclass = qp->type == IBV_QPT_UD ? w->ah->attr.grh.traffic_class :
 					  qp->attr.ah_attr.grh.traffic_class;
 	if (psn_before(psn, qp->req.psn_hi))
-		qp->tp->cnt.retransmits++;
+		EMU_CNT_EV(qp, retransmits);
 	/* An InfiniBand path whose LID the subnet did not know yet: ask
 	 * again; still unknown, the packet is lost, as a switch drops what
 	 * it has no route for (RC retransmits, UD is gone). */

@@ -583,7 +583,7 @@ static void duplicate(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	uint32_t flags = pkt->w.info->flags;
 	struct emu_rd_res *res;
 
-	qp->tp->cnt.dup_requests++;
+	EMU_CNT_EV(qp, dup_requests);
 	if (flags & (WIRE_F_SEND | WIRE_F_WRITE)) {
 		ack_later(qp);
 	} else if (flags & WIRE_F_READ) {
@@ -623,6 +623,16 @@ static enum resp_res execute(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 {
 	uint32_t flags = pkt->w.info->flags;
 
+	/* Requests taken in sequence, as mlx5 counts them: messages for
+	 * WRITEs, packets for READ requests and atomics. */
+	if ((flags & (WIRE_F_WRITE | WIRE_F_FIRST)) ==
+	    (WIRE_F_WRITE | WIRE_F_FIRST))
+		EMU_CNT_EV(qp, rx_write);
+	else if ((flags & (WIRE_F_READ | WIRE_F_REQ)) ==
+		 (WIRE_F_READ | WIRE_F_REQ))
+		EMU_CNT_EV(qp, rx_read);
+	else if (flags & WIRE_F_ATOMIC)
+		EMU_CNT_EV(qp, rx_atomic);
 	if (flags & WIRE_F_SEND)
 		return do_send(qp, pkt);
 	if (flags & WIRE_F_WRITE)
@@ -668,7 +678,6 @@ static void nak_error(struct emu_qp *qp, uint32_t psn, enum resp_res r)
 		ev = IBV_EVENT_QP_REQ_ERR;
 		break;
 	}
-	qp->tp->cnt.naks_sent++;
 	send_nak(qp, syn, psn);
 	emu_qp_error(qp, ev);
 }
@@ -686,10 +695,9 @@ static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	if (d > 0) {
 		/* A gap: one sequence NAK per gap names the PSN expected;
 		 * everything until it arrives is dropped. */
-		qp->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, oos_requests);
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			qp->tp->cnt.naks_sent++;
 			send_nak(qp, aeth_syn_nak(AETH_NAK_PSN_SEQ),
 				 qp->resp.psn);
 		}
@@ -713,7 +721,7 @@ static void rc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	case R_ANSWERED:
 		break;
 	case R_RNR:
-		qp->tp->cnt.rnr_naks_sent++;
+		EMU_CNT_EV(qp, out_of_buffer);
 		send_nak(qp, aeth_syn_rnr(qp->attr.min_rnr_timer), pkt->psn);
 		break;
 	default:
@@ -731,7 +739,7 @@ static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	enum resp_res res;
 
 	if (pkt->psn != r->psn) {
-		qp->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, oos_requests);
 		r->in_msg = false;
 		r->drop_msg = true;
 	}
@@ -760,6 +768,8 @@ static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		emu_qp_error(qp, 0);
 		break;
 	default:
+		if (res == R_RNR)
+			EMU_CNT_EV(qp, out_of_buffer);
 		r->in_msg = false;
 		/* Class D: the message is dropped, the QP goes on (a
 		 * receive WQE too short for it has completed in error). */
@@ -821,7 +831,7 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	}
 	w = rq_head(qp);
 	if (!w) {
-		pkt->tp->cnt.seq_drops++;
+		EMU_CNT_EV(qp, out_of_buffer);
 		emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: no receive "
 			"posted", qp->qpn);
 		return;
@@ -838,7 +848,7 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		 * taken before its size is known: it completes in error (rxe
 		 * completes it too), and the QP carries on. */
 		if (!qp->held_srq) {
-			pkt->tp->cnt.seq_drops++;
+			EMU_CNT_EV(qp, resp_local_length);
 			emu_log(EMU_LOG_RX, "qp 0x%06x: UD packet dropped: "
 				"40 + %u bytes do not fit the %u of the "
 				"receive", qp->qpn, len, w->length);

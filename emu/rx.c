@@ -50,12 +50,16 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 {
 	struct emu_port_counters *c = &tp->cnt;
 	struct emu_rx_pkt pkt = { .tp = tp, .u = u };
+	struct emu_cnt_pkt cp;
 	enum wire_parse_err err;
 	enum ibv_qp_state s;
 	struct emu_qp *qp;
 	uint32_t flags;
 
-	c->rx_packets++;
+	/* Every datagram, by what its BTH says it is, whatever becomes of
+	 * it; a QP counts it too once it is found to be the QP's. */
+	emu_cnt_classify(&cp, u->data, u->len);
+	emu_cnt_add(&c->rx, &cp);
 	if (u->truncated) {
 		c->rx_truncated++;
 		DROP("longer than any valid packet");
@@ -93,8 +97,10 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		/* For the QP whose flow was marked: its reaction point. */
 		qp = emu_qp_lookup(tp->port->dev, bth_qpn(pkt.w.hdr));
 		c->rx_delivered++;
-		if (qp && qp->tp == tp)
+		if (qp && qp->tp == tp) {
+			emu_cnt_add(&qp->cnt.rx, &cp);
 			emu_cc_cnp(qp);
+		}
 		return;
 	}
 	qp = bth_qpn(pkt.w.hdr) == EMU_GSI_QPN ?
@@ -115,8 +121,7 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		DROP("not from the connected QP's peer");
 		return;
 	}
-	qp->cnt.rx_packets++;
-	qp->cnt.rx_bytes += u->len;
+	emu_cnt_add(&qp->cnt.rx, &cp);
 	s = emu_qp_state(qp);
 	if (flags & WIRE_F_REQ) {
 		if (s != IBV_QPS_RTR && s != IBV_QPS_RTS &&

@@ -16,9 +16,11 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "emu/counters.h"
 #include "emu/device.h"
 #include "emu/speed.h"
 #include "emu/sysview.h"
+#include "emu/transport.h"
 
 #define TMPFS_MAGIC_NUMBER 0x01021994	/* linux/magic.h: TMPFS_MAGIC */
 
@@ -223,6 +225,28 @@ static int put_gids(struct emu_port *port, int pfd, uint32_t len)
 	return rc;
 }
 
+/* hw_counters/, as rdma statistic reads it: a file per counter with the
+ * value the port's engine last showed (emu/hwcnt.c keeps them current),
+ * and lifespan, how many ms a value may lag behind the counter. */
+static int put_hw_counters(struct emu_port *port, int pfd)
+{
+	const struct emu_tport *tp =
+		&emu_transport_of(port->dev)->ports[port->num - 1];
+	unsigned int i;
+	int hfd, rc;
+
+	rc = subdir(pfd, "hw_counters", &hfd);
+	if (rc)
+		return rc;
+	for (i = 0; !rc && i < emu_cnt_nnames; i++)
+		rc = put(hfd, emu_cnt_names[i].name, "%llu\n",
+			 (unsigned long long)tp->hw_shown[i]);
+	if (!rc)
+		rc = put(hfd, "lifespan", "%d\n", EMU_SYSVIEW_LIFESPAN_MS);
+	close(hfd);
+	return rc;
+}
+
 static int put_port(struct emu_port *port, int portsfd)
 {
 	struct ibv_port_attr a;
@@ -268,6 +292,8 @@ static int put_port(struct emu_port *port, int portsfd)
 		if (kfd >= 0)
 			close(kfd);
 	}
+	if (!rc)
+		rc = put_hw_counters(port, pfd);
 	close(pfd);
 	return rc;
 }
@@ -406,6 +432,90 @@ int emu_sysview_write(struct emu_device *dev, const char *class_dir,
 			   dev_dir);
 	if (!rc)
 		rc = put_class_abi(verbs);
+	pthread_mutex_unlock(&write_lock);
+	return rc;
+}
+
+/* ---- counters between rewrites ----------------------------------------- */
+
+/* name's file replaced by one holding v, in one rename. */
+static int replace(int dirfd, const char *name, uint64_t v)
+{
+	char tmp[NAME_MAX + 1];
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), ".%s.%ld", name, (long)getpid());
+	unlinkat(dirfd, tmp, 0);
+	rc = put(dirfd, tmp, "%llu\n", (unsigned long long)v);
+	if (!rc && renameat(dirfd, tmp, dirfd, name))
+		rc = -errno;
+	if (rc)
+		unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+/* Whether the tree of dev under ib is this process's: 0, -ESRCH when
+ * it is another's (processes sharing a view each write theirs, and each
+ * has a node GUID of its own), or -errno when there is none. */
+static int tree_is_ours(struct emu_device *dev, const char *ib)
+{
+	char p[PATH_MAX], want[32], have[32] = "";
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s/node_guid", ib,
+			     dev->ibdev.name) >= sizeof(p))
+		return -ENAMETOOLONG;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, have, sizeof(have) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	have[n] = '\0';
+	snprintf(want, sizeof(want), "%04x:%04x:%04x:%04x\n",
+		 (unsigned int)(dev->node_guid >> 48) & 0xffff,
+		 (unsigned int)(dev->node_guid >> 32) & 0xffff,
+		 (unsigned int)(dev->node_guid >> 16) & 0xffff,
+		 (unsigned int)dev->node_guid & 0xffff);
+	return strcmp(have, want) ? -ESRCH : 0;
+}
+
+int emu_sysview_counters(struct emu_device *dev, const char *class_dir,
+			 uint32_t port_num, const uint64_t *values)
+{
+	struct emu_tport *tp;
+	char ib[PATH_MAX], p[PATH_MAX];
+	unsigned int i;
+	int fd, rc = 0;
+
+	if (port_num < 1 || port_num > dev->nports)
+		return -EINVAL;
+	tp = &emu_transport_of(dev)->ports[port_num - 1];
+	if ((size_t)snprintf(ib, sizeof(ib), "%s/infiniband", class_dir) >=
+		    sizeof(ib) ||
+	    (size_t)snprintf(p, sizeof(p), "%s/%s/ports/%u/hw_counters", ib,
+			     dev->ibdev.name, port_num) >= sizeof(p))
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&write_lock);
+	rc = tree_is_ours(dev, ib);
+	if (rc)
+		goto out;
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (i = 0; !rc && i < emu_cnt_nnames; i++) {
+		if (values[i] == tp->hw_shown[i])
+			continue;
+		rc = replace(fd, emu_cnt_names[i].name, values[i]);
+		if (!rc)
+			tp->hw_shown[i] = values[i];
+	}
+	close(fd);
+out:
 	pthread_mutex_unlock(&write_lock);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "emu/budget.h"
 #include "emu/config.h"
+#include "emu/counters.h"
 #include "emu/inject.h"
 #include "emu/link.h"
 #include "net/udp.h"
@@ -21,35 +22,6 @@ struct emu_port;
 struct emu_qp;
 struct emu_trace_dev;
 struct emu_watch;
-
-/* Every packet a port receives lands in exactly one rx_* bucket besides
- * rx_packets; the rest count what the engines did. */
-struct emu_port_counters {
-	uint64_t rx_packets;		/* datagrams read from the socket */
-	uint64_t rx_delivered;		/* to a responder or completer */
-	uint64_t rx_truncated;		/* longer than any valid packet */
-	uint64_t rx_malformed;		/* lengths, pad, version */
-	uint64_t rx_bad_opcode;		/* undefined or not emulated */
-	uint64_t rx_bad_icrc;
-	uint64_t rx_bad_qpn;		/* no such QP, or not its type */
-	uint64_t rx_bad_state;		/* QP in a state that drops it */
-	uint64_t rx_bad_peer;		/* RC/UC packet from a stranger */
-	uint64_t rx_bad_qkey;		/* UD Q_Key mismatch */
-	uint64_t rx_port_down;		/* dropped: the port is down */
-	uint64_t tx_packets;		/* queued for sending */
-	uint64_t retransmits;		/* packets sent again */
-	uint64_t timeouts;		/* retransmission timer expiries */
-	uint64_t naks_sent, naks_rcvd;
-	uint64_t rnr_naks_sent, rnr_naks_rcvd;
-	uint64_t dup_requests;		/* duplicates responders saw */
-	uint64_t seq_drops;		/* out-of-sequence packets dropped */
-	uint64_t budget_waits;		/* a QP waited for the budget */
-	/* Congestion, named as mlx5 names them: CE-marked packets this
-	 * port received and the CNPs it sent for them (notification point),
-	 * CNPs it received and acted on, or not with DCQCN off. */
-	uint64_t np_ecn_marked_roce_packets, np_cnp_sent;
-	uint64_t rp_cnp_handled, rp_cnp_ignored;
-};
 
 struct emu_tport {
 	struct emu_port *port;
@@ -64,7 +36,10 @@ struct emu_tport {
 					 * CQ was armed: the claim lapsed */
 	atomic_bool handed_off;		/* the watch is off, idle_check runs */
 	ev_timer idle_check;
-	struct emu_port_counters cnt;
+	struct emu_port_counters cnt;	/* emu/counters.h */
+	/* The values of emu_cnt_names the sysfs view's hw_counters files
+	 * hold (emu/hwcnt.c), under the view's write lock. */
+	uint64_t hw_shown[EMU_CNT_NAMES_MAX];
 	/* Egress pacing and delay between the transports and udp. */
 	struct emu_link link;
 	/* What fault rules hold on the port. */
@@ -89,6 +64,9 @@ struct emu_transport {
 	struct emu_doorbell *take_back;
 	/* The device's fault rules (emu/inject.h). */
 	struct emu_fault_set faults;
+	/* Rewrites the sysfs view's hw_counters while there is a view. */
+	ev_timer hwcnt;
+	bool hwcnt_on;
 	/* While a trace runs, its sampling of the device's QPs
 	 * (emu/tracer.c). */
 	struct emu_trace_dev *trace;

@@ -285,16 +285,16 @@ static bool sample_qp(struct emu_trace_dev *td, struct trace_qp *q, bool last)
 
 	if (!qp)
 		return false;
-	bytes = qp->cnt.tx_bytes + qp->cnt.rx_bytes;
+	bytes = qp->cnt.tx.bytes + qp->cnt.rx.bytes;
 	moved = bytes != q->bytes;
 	if (moved || q->busy || last)
 		emu_trace_emit("sample", QP_FMT ",\"tx_pkts\":%llu,"
 			       "\"tx_bytes\":%llu,\"rx_pkts\":%llu,"
 			       "\"rx_bytes\":%llu", QP_ARGS(qp, n),
-			       (unsigned long long)qp->cnt.tx_packets,
-			       (unsigned long long)qp->cnt.tx_bytes,
-			       (unsigned long long)qp->cnt.rx_packets,
-			       (unsigned long long)qp->cnt.rx_bytes);
+			       (unsigned long long)qp->cnt.tx.pkts,
+			       (unsigned long long)qp->cnt.tx.bytes,
+			       (unsigned long long)qp->cnt.rx.pkts,
+			       (unsigned long long)qp->cnt.rx.bytes);
 	q->busy = moved;
 	q->bytes = bytes;
 	return true;

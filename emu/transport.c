@@ -7,6 +7,7 @@
 #include "emu/capture.h"
 #include "emu/device.h"
 #include "emu/engine.h"
+#include "emu/hwcnt.h"
 #include "emu/log.h"
 #include "emu/qp.h"
 #include "emu/tracer.h"
@@ -155,7 +156,7 @@ bool emu_budget_take_qp(struct emu_qp *qp, uint32_t n)
 	if (emu_budget_take(b, &qp->bud, n))
 		return true;
 	if (!was)
-		qp->tp->cnt.budget_waits++;
+		EMU_CNT_EV(qp, budget_waits);
 	kick(qp);
 	return false;
 }
@@ -205,6 +206,7 @@ void emu_transport_link_config(struct emu_tport *tp)
 static void inject_start(void *dev)
 {
 	emu_inject_start(dev);
+	emu_hwcnt_start(dev);
 	/* Its ports join a capture, its QPs a trace (or EMUVERBS_CAPTURE's
 	 * and EMUVERBS_TRACE's start with the process's first device). */
 	emu_capture_device_up(dev);
@@ -267,6 +269,40 @@ int emu_transport_start(struct emu_device *dev)
 	return 0;
 }
 
+/* Every counter of tp that is not 0, as name=value words on lines of
+ * "DEV/PORT ADDRESS: counters ..." short enough for the log. */
+static void log_counters(struct emu_device *dev, struct emu_tport *tp)
+{
+	struct emu_port_counters c;
+	char line[400], addr[INET6_ADDRSTRLEN];
+	size_t at = 0;
+	unsigned int i;
+	uint64_t v;
+	int n;
+
+	emu_cnt_port_read(dev, tp->port->num, &c);
+	emu_addr_str(&tp->port->ep.addr, addr, sizeof(addr));
+	for (i = 0; i <= emu_cnt_nnames; i++) {
+		v = i < emu_cnt_nnames ? emu_cnt_value(&emu_cnt_names[i], &c) :
+					 0;
+		n = v ? snprintf(line + at, sizeof(line) - at, " %s=%llu",
+				 emu_cnt_names[i].name,
+				 (unsigned long long)v) : 0;
+		if (at && (i == emu_cnt_nnames ||
+			   at + (size_t)n >= sizeof(line))) {
+			line[at] = '\0';
+			emu_log(EMU_LOG_XPORT, "%s/%u %s: counters%s",
+				dev->ibdev.name, tp->port->num, addr, line);
+			at = 0;
+			if (v)
+				n = snprintf(line, sizeof(line), " %s=%llu",
+					     emu_cnt_names[i].name,
+					     (unsigned long long)v);
+		}
+		at += (size_t)n;
+	}
+}
+
 /* On the engine thread, so that nothing there is using a port's I/O while
  * it goes away (io_uring requests are the engine's too). */
 static void do_stop(void *arg)
@@ -276,43 +312,17 @@ static void do_stop(void *arg)
 	uint32_t i;
 
 	emu_inject_stop(dev);
+	/* The view's counters last, while the ports still have them. */
+	emu_hwcnt_stop(dev);
 	emu_tracer_device_down(dev);
 	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
 
-		/* What the port's transports did, for measuring them
-		 * (EMUVERBS_DEBUG=xport): retransmissions per packet and
-		 * what caused them. */
-		if (tp->open)
-			emu_log(EMU_LOG_XPORT,
-				"%s/%u: tx %llu rx %llu tx dropped %llu "
-				"retransmits %llu "
-				"timeouts %llu naks sent %llu rcvd %llu "
-				"seq drops %llu dup %llu budget waits %llu "
-				"link held %llu dropped %llu marked %llu "
-				"np_ecn_marked_roce_packets %llu "
-				"np_cnp_sent %llu rp_cnp_handled %llu "
-				"rp_cnp_ignored %llu",
-				dev->ibdev.name,
-				tp->port->num,
-				(unsigned long long)tp->udp.tx_packets,
-				(unsigned long long)tp->cnt.rx_packets,
-				(unsigned long long)tp->udp.tx_dropped,
-				(unsigned long long)tp->cnt.retransmits,
-				(unsigned long long)tp->cnt.timeouts,
-				(unsigned long long)tp->cnt.naks_sent,
-				(unsigned long long)tp->cnt.naks_rcvd,
-				(unsigned long long)tp->cnt.seq_drops,
-				(unsigned long long)tp->cnt.dup_requests,
-				(unsigned long long)tp->cnt.budget_waits,
-				(unsigned long long)tp->link.held,
-				(unsigned long long)tp->link.dropped,
-				(unsigned long long)tp->link.marked,
-				(unsigned long long)tp->cnt.np_ecn_marked_roce_packets,
-				(unsigned long long)tp->cnt.np_cnp_sent,
-				(unsigned long long)tp->cnt.rp_cnp_handled,
-				(unsigned long long)tp->cnt.rp_cnp_ignored);
+		/* What the port did, for measuring it and for tests that
+		 * account for every packet (EMUVERBS_DEBUG=xport). */
+		if (tp->open && emu_log_on(EMU_LOG_XPORT))
+			log_counters(dev, tp);
 		ev_timer_stop(emu_engine_loop(dev->engine), &tp->idle_check);
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);
@@ -351,7 +361,6 @@ int emu_transport_counters(struct emu_device *dev, uint32_t port_num,
 		return EINVAL;
 	t = emu_transport_of(dev);
 	*out = t->ports[port_num - 1].cnt;
-	out->tx_packets = t->ports[port_num - 1].udp.tx_packets;
 	return 0;
 }
 
@@ -413,12 +422,17 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	uint32_t pad = npay ? wire_pad_len(pay_len) : 0;
 	uint32_t dlen = hdr_len + pay_len + pad + ICRC_LEN;
 	uint8_t ph[ICRC_PSEUDO_MAX];
+	struct emu_cnt_pkt cp;
 	uint32_t crc;
 	unsigned int i;
 	size_t iplen;
 
-	if (!tp->open || atomic_load(&tp->port->state) != IBV_PORT_ACTIVE)
+	if (!tp->open)
 		return;
+	if (atomic_load(&tp->port->state) != IBV_PORT_ACTIVE) {
+		tp->cnt.tx_port_down++;
+		return;
+	}
 	if (!tp->udp.any)
 		src = &tp->udp.local;
 	/* The ICRC covers what the kernel will write in front: build the
@@ -441,8 +455,11 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	memset(buf + hdr_len, 0, pad);
 	crc = icrc_update(crc, buf + hdr_len, pad);
 	icrc_put(buf + hdr_len + pad, crc);
-	qp->cnt.tx_packets++;
-	qp->cnt.tx_bytes += dlen;
+	/* Counted as the transport sends it: what fault rules and the
+	 * link do to it next is counted where they do it. */
+	emu_cnt_classify(&cp, buf, dlen);
+	emu_cnt_add(&qp->cnt.tx, &cp);
+	emu_cnt_add(&tp->cnt.tx, &cp);
 	if (emu_inject_active(&emu_transport_of(qp->dev)->faults))
 		emu_inject_tx(tp, qp->qpn, src, dst, tp->port->ep.port,
 			      tclass, qp->sock, buf, hdr_len, pay, npay,

@@ -23,6 +23,8 @@ TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"
 TEST_PKGS="$TEST_PKGS librdmacm-dev rdmacm-utils libfabric-bin"
 # qperf: a program that addresses peers by LID alone (tests/integration/ib.sh).
 TEST_PKGS="$TEST_PKGS qperf"
+# A terminal for emuverbs top to draw in and be driven through (top.sh).
+TEST_PKGS="$TEST_PKGS tmux"
 # emuverbs plot draws with gnuplot (trace.sh; a user of the command needs
 # it too, and is told so).
 TEST_PKGS="$TEST_PKGS gnuplot-nox"

@@ -23,7 +23,7 @@
 /* A counter of port 1 ("name value" lines), 0 when absent. */
 static unsigned long long counter(struct th_host *h, const char *name)
 {
-	char buf[4096], key[64];
+	char buf[8192], key[64];
 	unsigned long long v;
 	const char *p;
 	int n;

@@ -14,7 +14,8 @@ libctlclient_la_LIBADD = libemuutil.la
 emutooldir = $(pkglibexecdir)
 emutool_PROGRAMS = tools/emuverbs-devices tools/emuverbs-demo \
 	tools/emuverbs-bench tools/emuverbs-ns tools/emuverbs-ctl \
-	tools/emuverbs-trace tools/emuverbs-plot
+	tools/emuverbs-stats tools/emuverbs-top tools/emuverbs-trace \
+	tools/emuverbs-plot
 tools_emuverbs_devices_SOURCES = tools/devices.c
 tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
@@ -24,6 +25,10 @@ tools_emuverbs_bench_SOURCES = tools/bench.c tools/bench.h tools/bench_udp.c \
 tools_emuverbs_bench_LDADD = libtwohost.la libibverbs.la
 tools_emuverbs_ctl_SOURCES = tools/ctl.c
 tools_emuverbs_ctl_LDADD = libctlclient.la
+tools_emuverbs_stats_SOURCES = tools/stats.c
+tools_emuverbs_stats_LDADD = libctlclient.la
+tools_emuverbs_top_SOURCES = tools/top.c
+tools_emuverbs_top_LDADD = libctlclient.la
 # emuverbs trace (a capture and an event trace of a running process) and
 # emuverbs plot (a trace's throughput and events drawn by gnuplot).
 tools_emuverbs_trace_SOURCES = tools/trace.c

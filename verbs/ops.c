@@ -70,6 +70,19 @@ struct emu_verbs_ops {
 	struct ibv_pd *(*alloc_parent_domain)(
 		struct ibv_context *context,
 		struct ibv_parent_domain_init_attr *attr);
+	struct ibv_counters *(*create_counters)(
+		struct ibv_context *context,
+		struct ibv_counters_init_attr *init_attr);
+	int (*destroy_counters)(struct ibv_counters *counters);
+	int (*attach_counters_point_flow)(struct ibv_counters *counters,
+					  struct ibv_counter_attach_attr *attr,
+					  struct ibv_flow *flow);
+	int (*read_counters)(struct ibv_counters *counters,
+			     uint64_t *counters_value, uint32_t ncounters,
+			     uint32_t flags);
+	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
+					struct ibv_flow_attr *flow_attr);
+	int (*destroy_flow)(struct ibv_flow *flow);
 };
 
 /*
@@ -108,6 +121,12 @@ static const struct emu_verbs_ops emu_ops = {
 	.alloc_td = emu_verbs_alloc_td,
 	.dealloc_td = emu_verbs_dealloc_td,
 	.alloc_parent_domain = emu_verbs_alloc_parent_domain,
+	.create_counters = emu_verbs_create_counters,
+	.destroy_counters = emu_verbs_destroy_counters,
+	.attach_counters_point_flow = emu_verbs_attach_counters_point_flow,
+	.read_counters = emu_verbs_read_counters,
+	.create_flow = emu_verbs_create_flow,
+	.destroy_flow = emu_verbs_destroy_flow,
 };
 
 void emu_verbs_set_ops(struct verbs_context *vctx)
@@ -144,6 +163,12 @@ void emu_verbs_set_ops(struct verbs_context *vctx)
 	vctx->alloc_td = t->alloc_td;
 	vctx->dealloc_td = t->dealloc_td;
 	vctx->alloc_parent_domain = t->alloc_parent_domain;
+	vctx->create_counters = t->create_counters;
+	vctx->destroy_counters = t->destroy_counters;
+	vctx->attach_counters_point_flow = t->attach_counters_point_flow;
+	vctx->read_counters = t->read_counters;
+	vctx->ibv_create_flow = t->create_flow;
+	vctx->ibv_destroy_flow = t->destroy_flow;
 }
 
 void emu_verbs_init_context(struct emu_context *ctx)

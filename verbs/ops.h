@@ -54,6 +54,19 @@ int emu_verbs_close_xrcd(struct ibv_xrcd *xrcd);
 struct ibv_qp *emu_verbs_open_qp(struct ibv_context *context,
 				 struct ibv_qp_open_attr *attr);
 
+/* verbs/counters.c: counters, and the count-only flows they count on */
+struct ibv_counters *emu_verbs_create_counters(struct ibv_context *context,
+					       struct ibv_counters_init_attr *a);
+int emu_verbs_destroy_counters(struct ibv_counters *counters);
+int emu_verbs_attach_counters_point_flow(struct ibv_counters *counters,
+					 struct ibv_counter_attach_attr *a,
+					 struct ibv_flow *flow);
+int emu_verbs_read_counters(struct ibv_counters *counters, uint64_t *values,
+			    uint32_t n, uint32_t flags);
+struct ibv_flow *emu_verbs_create_flow(struct ibv_qp *qp,
+				       struct ibv_flow_attr *a);
+int emu_verbs_destroy_flow(struct ibv_flow *flow);
+
 /* verbs/mw.c */
 struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int emu_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,

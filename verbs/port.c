@@ -5,6 +5,7 @@
 
 #include <emuverbs/port.h>
 
+#include "emu/counters.h"
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/transport.h"
@@ -44,52 +45,20 @@ struct counters_call {
 static void do_counters(void *arg)
 {
 	struct counters_call *c = arg;
-	struct emu_tport *tp = &emu_transport_of(c->dev)->ports[c->port - 1];
-	const struct {
-		const char *name;
-		uint64_t v;
-	} *f, all[] = {
-		{ "tx_packets", tp->udp.tx_packets },
-		{ "tx_bytes", tp->udp.tx_bytes },
-		{ "tx_dropped", tp->udp.tx_dropped },
-		{ "rx_packets", tp->cnt.rx_packets },
-		{ "rx_delivered", tp->cnt.rx_delivered },
-		{ "rx_truncated", tp->cnt.rx_truncated },
-		{ "rx_malformed", tp->cnt.rx_malformed },
-		{ "rx_bad_opcode", tp->cnt.rx_bad_opcode },
-		{ "rx_bad_icrc", tp->cnt.rx_bad_icrc },
-		{ "rx_bad_qpn", tp->cnt.rx_bad_qpn },
-		{ "rx_bad_state", tp->cnt.rx_bad_state },
-		{ "rx_bad_peer", tp->cnt.rx_bad_peer },
-		{ "rx_bad_qkey", tp->cnt.rx_bad_qkey },
-		{ "rx_port_down", tp->cnt.rx_port_down },
-		{ "retransmits", tp->cnt.retransmits },
-		{ "timeouts", tp->cnt.timeouts },
-		{ "naks_sent", tp->cnt.naks_sent },
-		{ "naks_rcvd", tp->cnt.naks_rcvd },
-		{ "rnr_naks_sent", tp->cnt.rnr_naks_sent },
-		{ "rnr_naks_rcvd", tp->cnt.rnr_naks_rcvd },
-		{ "dup_requests", tp->cnt.dup_requests },
-		{ "seq_drops", tp->cnt.seq_drops },
-		{ "budget_waits", tp->cnt.budget_waits },
-		{ "link_queue", tp->link.n },
-		{ "link_held", tp->link.held },
-		{ "link_dropped", tp->link.dropped },
-		{ "link_ecn_marked", tp->link.marked },
-		{ "np_ecn_marked_roce_packets",
-		  tp->cnt.np_ecn_marked_roce_packets },
-		{ "np_cnp_sent", tp->cnt.np_cnp_sent },
-		{ "rp_cnp_handled", tp->cnt.rp_cnp_handled },
-		{ "rp_cnp_ignored", tp->cnt.rp_cnp_ignored },
-	};
+	struct emu_port_counters pc;
 	size_t at = 0;
+	unsigned int i;
 	int w;
 
-	for (f = all; f < all + sizeof(all) / sizeof(all[0]); f++) {
+	emu_cnt_port_read(c->dev, c->port, &pc);
+	for (i = 0; i < emu_cnt_nnames; i++) {
+		const struct emu_cnt_name *n = &emu_cnt_names[i];
+
 		w = snprintf(c->buf ? c->buf + (at < c->len ? at : c->len) :
 				      NULL,
 			     at < c->len ? c->len - at : 0, "%s %llu\n",
-			     f->name, (unsigned long long)f->v);
+			     n->name,
+			     (unsigned long long)emu_cnt_value(n, &pc));
 		at += (size_t)w;
 	}
 	c->need = (int)at;

@@ -196,6 +196,9 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (rc)
 		return verbs_ret(rc);
 	eqp = to_emu_qp(qp);
+	if (atomic_load(&eqp->flows))
+		return verbs_ret(emu_refuse(EBUSY, "ibv_destroy_qp: flows "
+					    "still use the QP"));
 	eqp->qpx_ready = false;
 	return verbs_ret(emu_qp_destroy(eqp));
 }

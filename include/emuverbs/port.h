@@ -30,13 +30,14 @@ int emuverbs_port_set(struct ibv_context *ctx, uint8_t port_num,
 		      const char *settings, char *err, size_t errlen);
 
 /*
- * The counters of port_num of ctx's device, one "name value" line each:
- * packets each way, drops by reason, retransmissions, NAKs, the link's
- * queue now and its held, dropped and CE-marked packets, and the congestion counters as
- * mlx5 names them (np_ecn_marked_roce_packets, np_cnp_sent,
- * rp_cnp_handled, rp_cnp_ignored). Returns the length the whole text
- * needs (as snprintf), writing what fits into buf; -1 with errno EINVAL
- * for no such port.
+ * The counters of port_num of ctx's device, one "name value" line each, as
+ * `emuverbs stats` and the sysfs view's hw_counters show them: packets and
+ * bytes each way by opcode class and NAK kind, fault rules' actions,
+ * retransmissions, timeouts, NAKs acted on, duplicates, completions in
+ * error, the congestion counters, drops by reason, the link's queue
+ * (doc/counters.md lists every name; where rxe or mlx5 has the counter, it
+ * has their name). Returns the length the whole text needs (as snprintf),
+ * writing what fits into buf; -1 with errno EINVAL for no such port.
  */
 int emuverbs_port_counters(struct ibv_context *ctx, uint8_t port_num,
 			   char *buf, size_t len);

@@ -13,6 +13,13 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/many_qps.sh tests/integration/faults.sh \
 	tests/integration/control.sh tests/integration/ib.sh
 TESTS += $(INTEG_TESTS)
+
+# Counters: every packet of known exchanges accounted for against a
+# capture, emuverbs stats, the sysfs view's hw_counters; emuverbs top in
+# tmux (a list of their own).
+COUNTER_TESTS = tests/integration/counters.sh tests/integration/top.sh
+TESTS += $(COUNTER_TESTS)
+EXTRA_DIST += $(COUNTER_TESTS) tests/integration/counters_check.py
 EXTRA_DIST += $(INTEG_TESTS) tests/integration/lib.sh \
 	tests/integration/pyverbs_device.py tests/integration/errpaths.c \
 	tests/integration/wire_check.py

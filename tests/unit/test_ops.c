@@ -55,6 +55,12 @@ static const struct slot slots[] = {
 	SLOT(alloc_td, emu_verbs_alloc_td),
 	SLOT(dealloc_td, emu_verbs_dealloc_td),
 	SLOT(alloc_parent_domain, emu_verbs_alloc_parent_domain),
+	SLOT(create_counters, emu_verbs_create_counters),
+	SLOT(destroy_counters, emu_verbs_destroy_counters),
+	SLOT(attach_counters_point_flow, emu_verbs_attach_counters_point_flow),
+	SLOT(read_counters, emu_verbs_read_counters),
+	SLOT(ibv_create_flow, emu_verbs_create_flow),
+	SLOT(ibv_destroy_flow, emu_verbs_destroy_flow),
 };
 
 #define NSLOTS (sizeof(slots) / sizeof(slots[0]))
@@ -216,6 +222,12 @@ START_TEST(t_calls)
 	expect_null_einval(vctx->alloc_td(NULL, NULL));
 	expect_einval(vctx->dealloc_td(NULL));
 	expect_null_einval(vctx->alloc_parent_domain(NULL, NULL));
+	expect_null_einval(vctx->create_counters(NULL, NULL));
+	expect_einval(vctx->destroy_counters(NULL));
+	expect_einval(vctx->attach_counters_point_flow(NULL, NULL, NULL));
+	expect_einval(vctx->read_counters(NULL, NULL, 0, 0));
+	expect_null_einval(vctx->ibv_create_flow(NULL, NULL));
+	expect_einval(vctx->ibv_destroy_flow(NULL));
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST
@@ -225,14 +237,14 @@ END_TEST
 START_TEST(t_left_out)
 {
 	struct ibv_context *ctx = open_default();
-	struct ibv_counters_init_attr ca = {0};
+	struct ibv_rwq_ind_table_init_attr ra = {0};
 	struct ibv_wq_init_attr wa = {0};
 
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_wq(ctx, &wa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_counters(ctx, &ca));
+	ck_assert_ptr_null(ibv_create_rwq_ind_table(ctx, &ra));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }

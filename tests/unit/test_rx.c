@@ -76,12 +76,12 @@ static void wait_rx(uint64_t n, struct emu_port_counters *c)
 
 	for (i = 0; i < 2000; i++) {
 		counters(c);
-		if (c->rx_packets >= n)
+		if (c->rx.pkts >= n)
 			return;
 		nanosleep(&ts, NULL);
 	}
 	ck_abort_msg("only %llu of %llu datagrams seen",
-		     (unsigned long long)c->rx_packets,
+		     (unsigned long long)c->rx.pkts,
 		     (unsigned long long)n);
 }
 
@@ -154,7 +154,7 @@ START_TEST(t_rx_counts_and_drops)
 	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0x123, 6000);
 	send_raw(pkt, len);
 
-	wait_rx(c0.rx_packets + 11, &c);
+	wait_rx(c0.rx.pkts + 11, &c);
 	ck_assert_uint_eq(c.rx_malformed - c0.rx_malformed, 3);
 	ck_assert_uint_eq(c.rx_bad_opcode - c0.rx_bad_opcode, 2);
 	/* The FECN packet passes the ICRC (the bit is masked) and then
@@ -230,7 +230,7 @@ START_TEST(t_rx_any_ipv4_id)
 	len = build(pkt, WIRE_OP_RC(SEND_ONLY), 0xabcdef, 8);
 	send_hdrincl(raw, pkt, len, 0x1234, 0x4000, true);
 	close(raw);
-	wait_rx(c0.rx_packets + 3, &c);
+	wait_rx(c0.rx.pkts + 3, &c);
 	ck_assert_uint_eq(c.rx_bad_qpn - c0.rx_bad_qpn, 2);
 	ck_assert_uint_eq(c.rx_bad_icrc - c0.rx_bad_icrc, 1);
 }

@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/config.h"
+#include "emu/counters.h"
 #include "emu/device.h"
 #include "emu/sysview.h"
 #include "tests/unit/testlib.h"
@@ -248,6 +249,87 @@ START_TEST(t_rewrite)
 }
 END_TEST
 
+static ino_t inode(const struct fx *f, const char *rel)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", f->cls, rel);
+	ck_assert_msg(!stat(p, &st), "%s: %s", p, strerror(errno));
+	return st.st_ino;
+}
+
+#define HW "infiniband/emu0/ports/1/hw_counters/"
+
+/* hw_counters/ as rdma statistic reads it: a file per counter, 0 before
+ * any traffic, and lifespan. Between rewrites of the tree, the files whose
+ * values changed are replaced, one rename each, the others left alone;
+ * a rewrite of the tree keeps what was shown; a tree of another process
+ * (another node GUID) is left alone, no tree is an error. */
+START_TEST(t_hw_counters)
+{
+	uint64_t v[EMU_CNT_NAMES_MAX] = { 0 };
+	const struct emu_cnt_name *sent = emu_cnt_find("sent_pkts");
+	char rel[128], p[PATH_MAX * 2], q[PATH_MAX * 2 + 8];
+	ino_t sent_ino, rcvd_ino;
+	struct dirent *de;
+	DIR *dir;
+	unsigned int i;
+	struct fx f;
+	FILE *fp;
+
+	fx_open(&f, NULL);
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), -ENOENT);
+	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), 0);
+	for (i = 0; i < emu_cnt_nnames; i++) {
+		snprintf(rel, sizeof(rel), HW "%s", emu_cnt_names[i].name);
+		is(&f, rel, "0");
+	}
+	snprintf(rel, sizeof(rel), "%d", EMU_SYSVIEW_LIFESPAN_MS);
+	is(&f, HW "lifespan", rel);
+	sent_ino = inode(&f, HW "sent_pkts");
+	rcvd_ino = inode(&f, HW "rcvd_pkts");
+
+	v[sent - emu_cnt_names] = 42;
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), 0);
+	is(&f, HW "sent_pkts", "42");
+	is(&f, HW "rcvd_pkts", "0");
+	ck_assert_uint_ne(inode(&f, HW "sent_pkts"), sent_ino);
+	ck_assert_uint_eq(inode(&f, HW "rcvd_pkts"), rcvd_ino);
+	ck_assert(!strchr(names(&f, "infiniband/emu0/ports/1"), '.'));
+	snprintf(p, sizeof(p), "%s/" HW, f.cls);
+	dir = opendir(p);
+	ck_assert_ptr_nonnull(dir);
+	for (i = 0; (de = readdir(dir)); i++)
+		;
+	closedir(dir);
+	/* ".", "..", lifespan: nothing temporary */
+	ck_assert_uint_eq(i, emu_cnt_nnames + 3);
+	/* The same values again: nothing to do. */
+	sent_ino = inode(&f, HW "sent_pkts");
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), 0);
+	ck_assert_uint_eq(inode(&f, HW "sent_pkts"), sent_ino);
+	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), 0);
+	is(&f, HW "sent_pkts", "42");
+
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 0, v), -EINVAL);
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, f.d->nports + 1, v),
+			 -EINVAL);
+	/* Another process wrote the tree last: its counters stay. */
+	snprintf(p, sizeof(p), "%s/infiniband/emu0/node_guid", f.cls);
+	snprintf(q, sizeof(q), "%s.other", p);
+	fp = fopen(q, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("0265:6d75:0000:0001\n", fp);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_int_eq(rename(q, p), 0);
+	v[sent - emu_cnt_names] = 43;
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), -ESRCH);
+	is(&f, HW "sent_pkts", "42");
+	fx_close(&f);
+}
+END_TEST
+
 /* Another speed, width and table length, an InfiniBand link layer (a LID,
  * no netdev behind the GIDs) and a static GID. */
 START_TEST(t_configured)
@@ -419,6 +501,7 @@ static Suite *sysview_suite(void)
 	tcase_add_test(tc, t_rewrite);
 	tcase_add_test(tc, t_configured);
 	tcase_add_test(tc, t_rates);
+	tcase_add_test(tc, t_hw_counters);
 	suite_add_tcase(s, tc);
 	tcase_add_test(te, t_no_class_dir);
 	tcase_add_test(te, t_no_verbs_dir);

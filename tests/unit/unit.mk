@@ -7,7 +7,8 @@
 check_LTLIBRARIES = libtestlib.la
 libtestlib_la_SOURCES = tests/unit/testlib.c tests/unit/testlib.h \
 	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h \
-	tests/unit/rc_pair.c tests/unit/rc_pair.h
+	tests/unit/rc_pair.c tests/unit/rc_pair.h \
+	tests/unit/count_pair.c tests/unit/count_pair.h
 libtestlib_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 WRAP_CALLOC = -Wl,--wrap=calloc
@@ -25,12 +26,13 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
 	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_odp_fault \
-	tests/unit/test_trace
+	tests/unit/test_counters tests/unit/test_trace
 # the front end built in over the core (allocation failures reach it)
 FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
 	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_handle \
-	tests/unit/test_dm tests/unit/test_import
+	tests/unit/test_dm tests/unit/test_import tests/unit/test_ctl_stats \
+	tests/unit/test_vcounters
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -102,6 +104,7 @@ tests_unit_test_numtab_LDADD = $(CORE_LIBS)
 tests_unit_test_fault_LDADD = $(CORE_LIBS)
 tests_unit_test_cc_LDADD = $(CORE_LIBS) -lm
 tests_unit_test_odp_fault_LDADD = $(CORE_LIBS)
+tests_unit_test_counters_LDADD = $(CORE_LIBS)
 tests_unit_test_numtab_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_device_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 
@@ -129,6 +132,12 @@ tests_unit_test_ctl_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 # The handle table itself, and the verbs that look objects up in it.
 tests_unit_test_handle_LDADD = $(FRONT_LIBS)
 tests_unit_test_handle_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+# The control socket's counter commands over traffic of the verbs.
+tests_unit_test_ctl_stats_LDADD = $(FRONT_LIBS)
+tests_unit_test_ctl_stats_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+# The verbs counters on count-only flows, allocations failing inside.
+tests_unit_test_vcounters_LDADD = $(FRONT_LIBS)
+tests_unit_test_vcounters_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
 # The scripted peer builds its packets with net/'s headers and ICRC.
