@@ -965,10 +965,15 @@ END_TEST
 
 /* ---- UC and UD ---------------------------------------------------------- */
 
+static unsigned long long counter(struct ibv_context *ctx,
+				  const char *name);
+
 START_TEST(t_uc)
 {
+	unsigned long long oob;
 	struct ibv_wc wc;
 	struct fx f;
+	int i;
 
 	fx_pair(&f, IBV_QPT_UC);
 	fill(f.a.buf, 5000, 4);
@@ -999,9 +1004,14 @@ START_TEST(t_uc)
 	ck_assert(!memcmp(f.a.buf, f.b.buf + 100000, 70000));
 	/* A message with no receive posted is dropped, the next one
 	 * arrives. */
+	oob = counter(f.ctx, "out_of_buffer");
 	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 3, f.a.buf, 10, 0, 0), 0);
 	wait_wc(f.a.cq, &wc, 3000);
-	usleep(20000);
+	/* Not a sleep: a slow (sanitized, loaded) receiver may not have
+	 * seen it yet, and a receive posted first would take it. */
+	for (i = 0; i < 3000 && counter(f.ctx, "out_of_buffer") == oob; i++)
+		usleep(1000);
+	ck_assert_uint_eq(counter(f.ctx, "out_of_buffer"), oob + 1);
 	post_recv(&f.b, 4, f.b.buf, 8192);
 	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND_WITH_IMM, 5, f.a.buf, 20,
 				  0, 0), 0);
