@@ -94,7 +94,7 @@ int emu_ah_create(struct emu_pd *pd, const struct ibv_ah_attr *attr,
 	 * known yet is looked up again when a packet leaves); a RoCE GID is
 	 * its own address. */
 	if (port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND) {
-		emu_subnet_path(port, attr, &ah->dest, &ah->src);
+		emu_subnet_path(port, attr, &ah->dest, &ah->src, true);
 	} else {
 		memcpy(&ah->dest, attr->grh.dgid.raw, sizeof(ah->dest));
 		memcpy(&ah->src, sgid.gid.raw, sizeof(ah->src));

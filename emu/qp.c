@@ -832,7 +832,7 @@ static void set_path(struct emu_qp *qp)
 		/* Where the subnet routes the path (looked up again at
 		 * send time while it is not known). */
 		emu_subnet_path(&qp->dev->ports[port - 1], &qp->attr.ah_attr,
-				&qp->dest, &qp->src);
+				&qp->dest, &qp->src, true);
 	} else if (qp->type != IBV_QPT_UD) {
 		struct ibv_gid_entry e;
 

@@ -197,7 +197,8 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	    qp->tp->port->cfg.link_layer == IBV_LINK_LAYER_INFINIBAND &&
 	    !emu_subnet_path(qp->tp->port, qp->type == IBV_QPT_UD ?
 			     &w->ah->attr : &qp->attr.ah_attr,
-			     (struct in6_addr *)dst, (struct in6_addr *)src))
+			     (struct in6_addr *)dst, (struct in6_addr *)src,
+			     false))
 		emu_log(EMU_LOG_XPORT, "qp 0x%06x: no route to LID %u: "
 			"packet lost", qp->qpn, qp->type == IBV_QPT_UD ?
 			w->ah->attr.dlid : qp->attr.ah_attr.dlid);

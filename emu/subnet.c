@@ -294,8 +294,9 @@ static void refresh(struct emu_port *port, bool force)
 	free(e);
 }
 
-bool emu_subnet_route(struct emu_port *port, uint16_t lid,
-		      struct in6_addr *addr)
+/* fresh: read the registry first, whenever it was read last. */
+static bool route(struct emu_port *port, uint16_t lid, struct in6_addr *addr,
+		  bool fresh)
 {
 	const struct emu_port_config *pc = &port->cfg;
 	struct emu_subnet_cache *c = &port->sn;
@@ -313,8 +314,10 @@ bool emu_subnet_route(struct emu_port *port, uint16_t lid,
 		return true;
 	}
 	pthread_mutex_lock(&c->lock);
-	for (round = 0; round < 2 && !found; round++) {
-		if (round)
+	if (fresh)
+		refresh(port, true);
+	for (round = fresh; round < 2 && !found; round++) {
+		if (round && !fresh)
 			refresh(port, !c->read_ns);
 		for (i = 0; i < c->n && !found; i++) {
 			if (c->lid[i] == lid) {
@@ -328,6 +331,12 @@ bool emu_subnet_route(struct emu_port *port, uint16_t lid,
 		emu_log(EMU_LOG_QP, "%s/%u: no route to LID %u",
 			port->dev->cfg.name, port->num, lid);
 	return found;
+}
+
+bool emu_subnet_route(struct emu_port *port, uint16_t lid,
+		      struct in6_addr *addr)
+{
+	return route(port, lid, addr, false);
 }
 
 uint16_t emu_subnet_lid_of(struct emu_port *port, const struct in6_addr *addr)
@@ -355,7 +364,7 @@ uint16_t emu_subnet_lid_of(struct emu_port *port, const struct in6_addr *addr)
 }
 
 bool emu_subnet_path(struct emu_port *port, const struct ibv_ah_attr *ah,
-		     struct in6_addr *dest, struct in6_addr *src)
+		     struct in6_addr *dest, struct in6_addr *src, bool fresh)
 {
 	bool ok;
 
@@ -363,7 +372,7 @@ bool emu_subnet_path(struct emu_port *port, const struct ibv_ah_attr *ah,
 	if (ah->is_global)
 		ok = emu_subnet_gid_addr(ah->grh.dgid.raw, dest);
 	else
-		ok = emu_subnet_route(port, ah->dlid, dest);
+		ok = route(port, ah->dlid, dest, fresh);
 	if (!ok)
 		memset(dest, 0, sizeof(*dest));
 	return ok;

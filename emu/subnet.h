@@ -68,9 +68,13 @@ struct ibv_ah_attr;
  * endpoint, dest what the GRH's dgid names (emu_subnet_gid_addr) or, with
  * no GRH, where the subnet routes the DLID. false, dest zeroed, when the
  * destination is not known (yet: a LID joins the registry when its
- * process opens its device).
+ * process opens its device). fresh, for a path being set up (an AH, a QP
+ * to RTR), reads the registry first: a peer that closed its device and
+ * opened it again may have the LID it had at a new address, and a route
+ * remembered from before would lead to whoever took the old one. The
+ * lookup a packet makes while the LID is unknown is not fresh.
  */
 bool emu_subnet_path(struct emu_port *port, const struct ibv_ah_attr *ah,
-		     struct in6_addr *dest, struct in6_addr *src);
+		     struct in6_addr *dest, struct in6_addr *src, bool fresh);
 
 #endif

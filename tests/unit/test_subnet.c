@@ -1,7 +1,8 @@
 /* Unit tests for the emulated InfiniBand subnet (emu/subnet.c): LIDs from
  * the registry (the lowest free, a static one, one taken), entries of
  * dead processes dropped, leaving, routes from the config and the
- * registry and back (lid_of), the GUID GIDs and where they lead, and the
+ * registry and back (lid_of), a LID that moved to another address, the
+ * GUID GIDs and where they lead, and the
  * allocation failure of a join. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -171,6 +172,36 @@ START_TEST(t_routes)
 }
 END_TEST
 
+/* A peer that closes its device and opens it again at another address
+ * (its old one taken meanwhile) gets its LID back: a path set up after
+ * that leads to the new address although the old route is remembered
+ * and was read moments ago; a packet's own lookup keeps the cache. */
+START_TEST(t_moved_lid)
+{
+	struct emu_device *a = ib_dev("127.5.0.1"), *b = ib_dev("127.5.0.2"),
+			  *b2 = ib_dev("127.5.0.3");
+	struct ibv_ah_attr ah = { .dlid = 3 };
+	struct in6_addr x, src, want;
+
+	ck_assert_int_eq(join(a), 0);
+	ck_assert_int_eq(join(b), 0);
+	ck_assert(emu_subnet_path(&a->ports[0], &ah, &x, &src, true));
+	want = v4("127.5.0.2");
+	ck_assert(!memcmp(&x, &want, sizeof(x)));
+	emu_subnet_leave(&b->ports[0]);
+	ck_assert_int_eq(join(b2), 0);
+	ck_assert_uint_eq(b2->ports[0].lid, 3);
+	ck_assert(emu_subnet_route(&a->ports[0], 3, &x));
+	ck_assert(!memcmp(&x, &want, sizeof(x)));	/* remembered */
+	ck_assert(emu_subnet_path(&a->ports[0], &ah, &x, &src, true));
+	want = v4("127.5.0.3");
+	ck_assert(!memcmp(&x, &want, sizeof(x)));
+	free(a);
+	free(b);
+	free(b2);
+}
+END_TEST
+
 START_TEST(t_gids)
 {
 	struct emu_device *a = ib_dev("127.5.0.9");
@@ -188,11 +219,11 @@ START_TEST(t_gids)
 	ck_assert(!emu_subnet_gid_addr(other, &x));
 	/* A path by GRH, and one by a LID nobody has: dest zeroed. */
 	memcpy(ah.grh.dgid.raw, gid, 16);
-	ck_assert(emu_subnet_path(&a->ports[0], &ah, &x, &src));
+	ck_assert(emu_subnet_path(&a->ports[0], &ah, &x, &src, false));
 	ck_assert(!memcmp(&x, &want, sizeof(x)));
 	ah.is_global = 0;
 	ah.dlid = 999;
-	ck_assert(!emu_subnet_path(&a->ports[0], &ah, &x, &src));
+	ck_assert(!emu_subnet_path(&a->ports[0], &ah, &x, &src, true));
 	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&x));
 	free(a);
 }
@@ -221,6 +252,7 @@ static Suite *subnet_suite(void)
 	tcase_add_test(tc, t_static_lid);
 	tcase_add_test(tc, t_dead_dropped);
 	tcase_add_test(tc, t_routes);
+	tcase_add_test(tc, t_moved_lid);
 	tcase_add_test(tc, t_gids);
 	tcase_add_test(tc, t_join_no_memory);
 	suite_add_tcase(s, tc);
