@@ -32,6 +32,8 @@
 
 struct emu_link_pkt {
 	uint64_t release_ns;
+	uint64_t queued_ns;		/* when it was sent into the link */
+	uint64_t wire_ns;		/* when it starts on the wire */
 	uint32_t len;
 	uint16_t dport;
 	uint8_t sock;
@@ -149,11 +151,11 @@ static void arm(struct emu_link *l, uint64_t now_ns)
 	l->timer_on = true;
 }
 
-static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
-		 const struct in6_addr *src, const struct in6_addr *dst,
-		 uint16_t dport, uint8_t tclass, const uint8_t *buf,
-		 uint32_t hdr_len,
-		 const struct iovec *pay, unsigned int npay, uint32_t tail_len)
+static struct emu_link_pkt *
+hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
+     const struct in6_addr *src, const struct in6_addr *dst, uint16_t dport,
+     uint8_t tclass, const uint8_t *buf, uint32_t hdr_len,
+     const struct iovec *pay, unsigned int npay, uint32_t tail_len)
 {
 	struct emu_link_pkt *p;
 	uint8_t *d;
@@ -161,7 +163,7 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 	uint32_t at;
 
 	if (l->n >= l->cfg.limit)
-		return false;
+		return NULL;
 	if (!l->q) {
 		l->q = calloc(l->cfg.limit, sizeof(*l->q));
 		l->data = malloc((size_t)l->cfg.limit * EMU_UDP_BUF);
@@ -172,7 +174,7 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 			l->data = NULL;
 			emu_log(EMU_LOG_XPORT, "link: no memory for a queue of "
 				"%u packets: dropping", l->cfg.limit);
-			return false;
+			return NULL;
 		}
 	}
 	at = (l->head + l->n) % l->cfg.limit;
@@ -201,7 +203,7 @@ static bool hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 	p->dst = *dst;
 	l->n++;
 	l->held++;
-	return true;
+	return p;
 }
 
 void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
@@ -212,6 +214,7 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 {
 	uint64_t start_ns = now_ns, release, tx = 0;
 	uint32_t len = hdr_len + tail_len;
+	struct emu_link_pkt *p;
 	unsigned int i;
 
 	if (!emu_link_shaped(l)) {
@@ -251,8 +254,9 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 				       pay, npay, tail_len);
 		return;
 	}
-	if (!hold(l, release, sock, src, dst, dport, tclass, buf, hdr_len, pay,
-		  npay, tail_len)) {
+	p = hold(l, release, sock, src, dst, dport, tclass, buf, hdr_len, pay,
+		 npay, tail_len);
+	if (!p) {
 		/* Tail drop: the lost packet never used the wire. */
 		l->start_ps -= tx;
 		l->dropped++;
@@ -267,8 +271,37 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		l->udp->tx_note = 0;
 		return;
 	}
+	p->queued_ns = now_ns;
+	p->wire_ns = start_ns;
 	if (l->n == 1)
 		arm(l, now_ns);
+}
+
+/*
+ * Whether the head packet waited for the wire and left the egress queue
+ * with at least ecn_threshold packets in it, itself included: those behind
+ * it that had been sent into the link by the time it started on the wire
+ * and that start after it. Packets ahead of it are on the wire or in the
+ * delay line, which is not a queue; packets sent after its start did not
+ * see it waiting (the engine's timer may release it late, the model may
+ * not); one that left on the burst's credit did not wait, as one sent
+ * straight through does not.
+ */
+static bool leaves_congested(const struct emu_link *l)
+{
+	const struct emu_link_pkt *p = &l->q[l->head], *b;
+	uint32_t waiting = 1, i;
+
+	if (l->n < l->cfg.ecn_threshold || p->wire_ns <= p->queued_ns)
+		return false;
+	for (i = 1; i < l->n && waiting < l->cfg.ecn_threshold; i++) {
+		b = &l->q[(l->head + i) % l->cfg.limit];
+		if (b->queued_ns > p->wire_ns)
+			break;
+		if (b->wire_ns > p->wire_ns)
+			waiting++;
+	}
+	return waiting >= l->cfg.ecn_threshold;
 }
 
 uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
@@ -284,7 +317,7 @@ uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
 		 * switch's egress port with ECN, one RED step): marking on the
 		 * way out, not in, tells the senders a queue's delay sooner,
 		 * as DCTCP and DCQCN deployments do. */
-		if (l->cfg.ecn_threshold && l->n >= l->cfg.ecn_threshold) {
+		if (l->cfg.ecn_threshold && leaves_congested(l)) {
 			emu_udp_tx_mark_ce(l->udp);
 			l->marked++;
 		}

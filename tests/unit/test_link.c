@@ -1,7 +1,8 @@
 /* Unit tests for emu/link.c: the pacer's departures at the modelled rate
  * and its burst, the delay line and its seeded jitter (in order, bounded,
- * repeatable), the queue's limit and allocation failure, and that a held
- * datagram in parts arrives as it was queued. Time is the caller's, so
+ * repeatable), the queue's limit and allocation failure, ECN marks from
+ * the pacer's queue only, and that a held datagram in parts arrives as it
+ * was queued. Time is the caller's, so
  * every figure is exact; the engine is left out (nothing is released but
  * by emu_link_release). */
 #include <arpa/inet.h>
@@ -329,6 +330,89 @@ START_TEST(t_parts)
 }
 END_TEST
 
+/* Datagrams waiting on fd, and how many of them carry CE. */
+static unsigned int drain_ce(int fd, unsigned int *ce)
+{
+	uint8_t b[EMU_UDP_BUF], ctl[64];
+	struct iovec v = { b, sizeof(b) };
+	struct msghdr m;
+	struct cmsghdr *c;
+	unsigned int n = 0;
+
+	*ce = 0;
+	for (;;) {
+		m = (struct msghdr){ .msg_iov = &v, .msg_iovlen = 1,
+				     .msg_control = ctl,
+				     .msg_controllen = sizeof(ctl) };
+		if (recvmsg(fd, &m, 0) < 0)
+			return n;
+		n++;
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == IPPROTO_IP &&
+			    c->cmsg_type == IP_TOS &&
+			    (*(uint8_t *)CMSG_DATA(c) & 3) == 3)
+				(*ce)++;
+	}
+}
+
+/*
+ * ECN: a packet leaving the pacer's queue with ecn_threshold packets
+ * waiting for the wire, itself included, is marked CE. 200 sent at once
+ * at 1000 Mb/s: 69 leave on the burst's credit, unmarked; of the 131
+ * held, all but the last 3 leave with 3 or more behind them. A one-way
+ * delay changes nothing: the delay line is not a queue. And a sender at
+ * exactly the line rate is never marked, however long the delay line
+ * behind it (it holds 1172 packets of 8528 ns in 10 ms).
+ */
+START_TEST(t_ecn)
+{
+	struct emu_link_cfg cfg = { .rate_mbps = 1000, .limit = 2000,
+				    .ecn_threshold = 4 };
+	unsigned int i, lat, ce, n, got, on = 1;
+	struct rig r;
+	uint64_t t;
+
+	for (lat = 0; lat < 2; lat++) {
+		cfg.latency_ns = lat ? 10000000 : 0;
+		rig_up(&r, &cfg);
+		ck_assert_int_eq(setsockopt(r.fa, IPPROTO_IP, IP_RECVTOS, &on,
+					    sizeof(on)), 0);
+		for (i = 0; i < 200; i++)
+			send_at(&r, T0, 1000);
+		ck_assert_uint_eq(r.l.held, lat ? 200 : 131);
+		/* Released a few at a time: the receiver's buffer is small. */
+		got = drain_ce(r.fa, &ce);
+		for (t = T0; r.l.n; t += 16 * 8528) {
+			emu_link_release(&r.l, t);
+			got += drain_ce(r.fa, &n);
+			ce += n;
+		}
+		ck_assert_uint_eq(r.l.marked, 128);
+		ck_assert_uint_eq(got, 200);
+		ck_assert_uint_eq(ce, 128);
+		rig_down(&r);
+	}
+	rig_up(&r, &cfg);
+	for (i = 0; i < 1500; i++)
+		send_at(&r, T0 + i * 8528ull, 1000);
+	ck_assert_uint_eq(r.l.held, 1500);
+	ck_assert_uint_ge(r.l.n, 1172);
+	emu_link_release(&r.l, T0 + 1000000000);
+	ck_assert_uint_eq(r.l.n, 0);
+	ck_assert_uint_eq(r.l.marked, 0);
+	rig_down(&r);
+	/* Off: nothing is marked. */
+	cfg.ecn_threshold = 0;
+	cfg.latency_ns = 0;
+	rig_up(&r, &cfg);
+	for (i = 0; i < 200; i++)
+		send_at(&r, T0, 1000);
+	emu_link_release(&r.l, T0 + 1000000000);
+	ck_assert_uint_eq(r.l.marked, 0);
+	rig_down(&r);
+}
+END_TEST
+
 static Suite *link_suite(void)
 {
 	Suite *s = suite_create("link");
@@ -341,6 +425,7 @@ static Suite *link_suite(void)
 	tcase_add_test(tc, t_limit);
 	tcase_add_test(tc, t_enomem);
 	tcase_add_test(tc, t_parts);
+	tcase_add_test(tc, t_ecn);
 	suite_add_tcase(s, tc);
 	return s;
 }
