@@ -90,6 +90,32 @@ static bool budget_for(struct emu_qp *qp, const struct emu_swqe *w)
 							qp->req.psn_hi));
 }
 
+/*
+ * How often a long message asks for an ACK: REQ_ACKREQ_EVERY, or a
+ * quarter of the port's budget when that is smaller (a user without
+ * CAP_NET_ADMIN on a stock kernel gets 24 credits), so that credits come
+ * back while there are still some to send with, instead of after an ACK
+ * timeout.
+ */
+static uint32_t ackreq_every(const struct emu_qp *qp)
+{
+	uint32_t quarter = qp->tp->budget.total / 4;
+
+	if (quarter >= REQ_ACKREQ_EVERY)
+		return REQ_ACKREQ_EVERY;
+	return quarter ? quarter : 1;
+}
+
+/* Whether this packet took the budget's last credit: nothing more leaves
+ * until an ACK returns some, so this one asks for it (otherwise QPs that
+ * share a small budget can all wait for ACKs nobody asked for). */
+static bool budget_spent(const struct emu_qp *qp)
+{
+	const struct emu_budget *b = &qp->tp->budget;
+
+	return b->used >= b->total;
+}
+
 /* Build and queue the next packet of w. Returns true when it was the
  * last one; a local error is left in w->status. */
 static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
@@ -120,7 +146,8 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	     wire_op_has(op, WIRE_F_SOLICIT);
 	ackreq = false;
 	if (emu_qp_reliable(qp)) {
-		ackreq = last || ++qp->req.noack >= REQ_ACKREQ_EVERY;
+		ackreq = last || ++qp->req.noack >= ackreq_every(qp) ||
+			 budget_spent(qp);
 		if (ackreq)
 			qp->req.noack = 0;
 	}

@@ -965,9 +965,6 @@ END_TEST
 
 /* ---- UC and UD ---------------------------------------------------------- */
 
-static unsigned long long counter(struct ibv_context *ctx,
-				  const char *name);
-
 START_TEST(t_uc)
 {
 	unsigned long long oob;
@@ -1004,14 +1001,14 @@ START_TEST(t_uc)
 	ck_assert(!memcmp(f.a.buf, f.b.buf + 100000, 70000));
 	/* A message with no receive posted is dropped, the next one
 	 * arrives. */
-	oob = counter(f.ctx, "out_of_buffer");
+	oob = port_counter(f.ctx, "out_of_buffer");
 	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 3, f.a.buf, 10, 0, 0), 0);
 	wait_wc(f.a.cq, &wc, 3000);
 	/* Not a sleep: a slow (sanitized, loaded) receiver may not have
 	 * seen it yet, and a receive posted first would take it. */
-	for (i = 0; i < 3000 && counter(f.ctx, "out_of_buffer") == oob; i++)
+	for (i = 0; i < 3000 && port_counter(f.ctx, "out_of_buffer") == oob; i++)
 		usleep(1000);
-	ck_assert_uint_eq(counter(f.ctx, "out_of_buffer"), oob + 1);
+	ck_assert_uint_eq(port_counter(f.ctx, "out_of_buffer"), oob + 1);
 	post_recv(&f.b, 4, f.b.buf, 8192);
 	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND_WITH_IMM, 5, f.a.buf, 20,
 				  0, 0), 0);
@@ -1428,9 +1425,6 @@ END_TEST
  * whole; a longer one ends the first incomplete WRITE with RETRY_EXC_ERR
  * and flushes the rest, as a NIC whose link went down would.
  */
-static unsigned long long counter(struct ibv_context *ctx,
-				  const char *name);
-
 static void flap(uint8_t timeout, uint8_t retry, int outage_ms,
 		 bool survives)
 {
@@ -1485,10 +1479,10 @@ static void flap(uint8_t timeout, uint8_t retry, int outage_ms,
 		}
 	}
 	/* The outage hit packets in flight: the requester timed out. */
-	ck_assert_uint_gt(counter(f.ctx, "local_ack_timeout_err"), 0);
-	ck_assert_uint_gt(counter(f.ctx, "rx_port_down") +
-			  counter(f.ctx, "send_err") +
-			  counter(f.ctx, "link_dropped"), 0);
+	ck_assert_uint_gt(port_counter(f.ctx, "local_ack_timeout_err"), 0);
+	ck_assert_uint_gt(port_counter(f.ctx, "rx_port_down") +
+			  port_counter(f.ctx, "send_err") +
+			  port_counter(f.ctx, "link_dropped"), 0);
 	if (survives) {
 		ck_assert_uint_eq(ok, 60);
 		ck_assert(!memcmp(f.a.buf, f.b.buf, BUF_LEN));
@@ -1605,25 +1599,11 @@ START_TEST(t_fault_events)
 }
 END_TEST
 
-/* One counter of port 1 from emuverbs_port_counters. */
-static unsigned long long counter(struct ibv_context *ctx, const char *name)
-{
-	char buf[8192], key[64];
-	unsigned long long v;
-	const char *p;
-	int n;
-
-	ck_assert_int_gt(emuverbs_port_counters(ctx, 1, buf, sizeof(buf)), 0);
-	for (p = buf; sscanf(p, "%63s %llu%n", key, &v, &n) == 2; p += n)
-		if (!strcmp(key, name))
-			return v;
-	ck_abort_msg("no counter %s in:\n%s", name, buf);
-	return 0;
-}
-
 /* 1 MiB of WRITEs a -> b in 4 KiB packets through a queue that marks from
- * 4 packets on, at 1x SDR: 13 us of wire per packet, more than a sender
- * needs to make one even under ASan, so a queue forms past the burst. */
+ * 4 packets on, at 1x SDR: 16.5 us of wire per packet, about four times
+ * what this sender needs to make one under ASan, so a queue forms past
+ * the burst, even with the 24-packet budget a user without CAP_NET_ADMIN
+ * gets on a stock kernel. */
 static void marked_burst(struct fx *f)
 {
 	struct ibv_wc wc;
@@ -1661,20 +1641,24 @@ START_TEST(t_congestion)
 					   "ecn_threshold=4 dcqcn=on", NULL,
 					   0), 0);
 	marked_burst(&f);
-	ck_assert_uint_gt(counter(f.ctx, "link_ecn_marked"), 0);
-	ck_assert_uint_gt(counter(f.ctx, "np_ecn_marked_roce_packets"), 0);
-	ck_assert_uint_gt(counter(f.ctx, "np_cnp_sent"), 0);
-	handled = counter(f.ctx, "rp_cnp_handled");
+	/* Held says whether a queue formed at all: if not, the host could
+	 * not outrun the wire here, and nothing else is wrong. */
+	ck_assert_msg(port_counter(f.ctx, "link_ecn_marked") > 0,
+		      "no CE marks; %llu packets waited for the wire",
+		      port_counter(f.ctx, "link_held"));
+	ck_assert_uint_gt(port_counter(f.ctx, "np_ecn_marked_roce_packets"), 0);
+	ck_assert_uint_gt(port_counter(f.ctx, "np_cnp_sent"), 0);
+	handled = port_counter(f.ctx, "rp_cnp_handled");
 	ck_assert_uint_gt(handled, 0);
-	ck_assert_uint_le(handled, counter(f.ctx, "np_cnp_sent"));
-	ck_assert_uint_eq(counter(f.ctx, "rp_cnp_ignored"), 0);
+	ck_assert_uint_le(handled, port_counter(f.ctx, "np_cnp_sent"));
+	ck_assert_uint_eq(port_counter(f.ctx, "rp_cnp_ignored"), 0);
 
 	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "dcqcn=off", NULL, 0),
 			 0);
 	marked_burst(&f);
-	ignored = counter(f.ctx, "rp_cnp_ignored");
+	ignored = port_counter(f.ctx, "rp_cnp_ignored");
 	ck_assert_uint_gt(ignored, 0);
-	ck_assert_uint_eq(counter(f.ctx, "rp_cnp_handled"), handled);
+	ck_assert_uint_eq(port_counter(f.ctx, "rp_cnp_handled"), handled);
 	ck_assert_int_eq(emuverbs_port_set(f.ctx, 1, "speed=EDR width=4x "
 					   "ecn_threshold=0", NULL, 0), 0);
 	fx_close(&f);

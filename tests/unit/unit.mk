@@ -32,7 +32,7 @@ FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
 	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_handle \
 	tests/unit/test_dm tests/unit/test_import tests/unit/test_ctl_stats \
-	tests/unit/test_vcounters
+	tests/unit/test_vcounters tests/unit/test_ackreq
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -120,6 +120,8 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 # Compares the slots with the front end's own functions (verbs/ops.h).
 tests_unit_test_ops_LDADD = $(FRONT_LIBS)
+# Long WRITEs through a port budget the test shrinks (emu/transport.h).
+tests_unit_test_ackreq_LDADD = $(FRONT_LIBS)
 # Device memory through the verbs, its budget and failures inside.
 tests_unit_test_dm_LDADD = $(FRONT_LIBS)
 tests_unit_test_dm_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)

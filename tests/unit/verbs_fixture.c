@@ -1,11 +1,15 @@
 /* Shared by the unit tests that drive the public verbs API: opening the
- * first device, a monotonic clock, and waiting for completions and events. */
+ * first device, a monotonic clock, waiting for completions and events, and
+ * reading a port counter. */
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <check.h>
 #include <infiniband/verbs.h>
+#include <emuverbs/port.h>
 
 #include "tests/unit/verbs_fixture.h"
 
@@ -83,4 +87,19 @@ bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev, int ms)
 		return false;
 	ck_assert_int_eq(ibv_get_async_event(ctx, ev), 0);
 	return true;
+}
+
+unsigned long long port_counter(struct ibv_context *ctx, const char *name)
+{
+	char buf[8192], key[64];
+	unsigned long long v;
+	const char *p;
+	int n;
+
+	ck_assert_int_gt(emuverbs_port_counters(ctx, 1, buf, sizeof(buf)), 0);
+	for (p = buf; sscanf(p, "%63s %llu%n", key, &v, &n) == 2; p += n)
+		if (!strcmp(key, name))
+			return v;
+	ck_abort_msg("no counter %s in:\n%s", name, buf);
+	return 0;
 }

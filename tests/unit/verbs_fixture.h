@@ -1,5 +1,6 @@
 /* Shared by the unit tests that drive the public verbs API: opening the
- * first device, a monotonic clock, and waiting for completions and events. */
+ * first device, a monotonic clock, waiting for completions and events, and
+ * reading a port counter. */
 #ifndef EMU_VERBS_FIXTURE_H
 #define EMU_VERBS_FIXTURE_H
 
@@ -27,5 +28,9 @@ void expect_no_wc(struct ibv_cq *cq, int ms);
 /* The next async event of ctx into *ev within ms milliseconds: true, or
  * false when none came. The caller acks it. */
 bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev, int ms);
+
+/* Port 1's counter name, as emuverbs_port_counters() lists it; fails the
+ * test when there is no such counter. */
+unsigned long long port_counter(struct ibv_context *ctx, const char *name);
 
 #endif

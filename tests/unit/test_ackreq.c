@@ -1,0 +1,126 @@
+/* Unit tests for the requester's ACK requests (emu/req.c) against a small
+ * port budget, as a user without CAP_NET_ADMIN gets on a stock kernel (24
+ * credits): long messages, on one QP and on QPs that share the budget,
+ * must ask for ACKs early enough that credits return before they run out,
+ * not after an ACK timeout per budget's worth of packets. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <infiniband/verbs.h>
+
+#include "emu/budget.h"
+#include "emu/device.h"
+#include "emu/transport.h"
+#include "tests/unit/rc_pair.h"
+#include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
+
+#define MSG_LEN	(1u << 20)	/* 1024 packets at the pair's 1 KiB MTU */
+#define PAIRS	3
+
+static struct emu_budget *budget;
+static uint32_t budget_total;
+
+static void shrink(void *arg)
+{
+	(void)arg;
+	emu_budget_init(budget, budget_total);
+}
+
+/* Give port 1 of ctx a budget of total credits; nothing may be in flight. */
+static void set_budget(struct ibv_context *ctx, uint32_t total)
+{
+	struct emu_device *dev = emu_ctx(ctx)->dev;
+
+	budget = &emu_transport_of(dev)->ports[0].budget;
+	budget_total = total;
+	emu_device_run(dev, shrink, NULL);
+}
+
+/*
+ * npairs pairs each WRITE 1 MiB at once through a 24-credit budget. The
+ * pairs' QPs wait 16.8 ms for an ACK: asking for one every 64 packets,
+ * as long messages did, cost a timeout every 24 packets (42 timeouts on
+ * one QP, 250 on three, seconds for what takes milliseconds). A loaded
+ * machine may still miss an ACK deadline now and then, hence the margin
+ * of two.
+ */
+static void long_writes(unsigned int npairs)
+{
+	struct rc_pair p[PAIRS];
+	struct ibv_context *ctx = open_default();
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	uint8_t *buf;
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(ctx);
+	pd = ibv_alloc_pd(ctx);
+	ck_assert_ptr_nonnull(pd);
+	buf = calloc(2 * npairs, MSG_LEN);
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < npairs * MSG_LEN; i++)
+		buf[i] = (uint8_t)(i * 7 + 1);
+	mr = ibv_reg_mr(pd, buf, 2ul * npairs * MSG_LEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	for (i = 0; i < npairs; i++) {
+		memset(&p[i], 0, sizeof(p[i]));
+		rc_pair_open(&p[i], ctx, pd, IBV_QPT_RC);
+	}
+	set_budget(ctx, 24);
+	for (i = 0; i < npairs; i++) {
+		uint8_t *src = buf + (size_t)i * MSG_LEN;
+		uint8_t *dst = buf + (size_t)(npairs + i) * MSG_LEN;
+
+		ck_assert_int_eq(rc_post(p[i].qp[0], IBV_WR_RDMA_WRITE, i, src,
+					 MSG_LEN, mr->lkey, (uintptr_t)dst,
+					 mr->rkey), 0);
+	}
+	for (i = 0; i < npairs; i++) {
+		wait_wc(p[i].cq[0], &wc, 20000);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS, "pair %u: %s", i,
+			      ibv_wc_status_str(wc.status));
+	}
+	ck_assert_int_eq(memcmp(buf, buf + (size_t)npairs * MSG_LEN,
+				(size_t)npairs * MSG_LEN), 0);
+	ck_assert_uint_le(port_counter(ctx, "local_ack_timeout_err"), 2);
+	for (i = 0; i < npairs; i++)
+		rc_pair_close(&p[i]);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	free(buf);
+}
+
+START_TEST(t_one_qp)
+{
+	long_writes(1);
+}
+END_TEST
+
+START_TEST(t_shared_budget)
+{
+	long_writes(PAIRS);
+}
+END_TEST
+
+static Suite *ackreq_suite(void)
+{
+	Suite *s = suite_create("ackreq");
+	TCase *tc = tcase_create("small budget");
+
+	tcase_add_test(tc, t_one_qp);
+	tcase_add_test(tc, t_shared_budget);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	emu_test_isolate_config();
+	return emu_test_run(ackreq_suite());
+}
