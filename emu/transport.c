@@ -142,10 +142,13 @@ static void kick(struct emu_qp *qp)
 {
 	struct emu_transport *t = emu_transport_of(qp->dev);
 
-	if (ev_is_active(&t->resume))
-		return;
+	/* The loop must run its prepare watcher soon even when the watcher
+	 * is on already: an engine blocked with QPs still waiting sleeps
+	 * until its next timer (an ACK timeout, say) unless a thread that
+	 * freed room from outside wakes it. */
 	emu_engine_will_start(qp->dev->engine);
-	ev_prepare_start(emu_engine_loop(qp->dev->engine), &t->resume);
+	if (!ev_is_active(&t->resume))
+		ev_prepare_start(emu_engine_loop(qp->dev->engine), &t->resume);
 }
 
 bool emu_budget_take_qp(struct emu_qp *qp, uint32_t n)

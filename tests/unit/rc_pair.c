@@ -74,21 +74,30 @@ static void bring_up(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *gid)
 void rc_pair_open(struct rc_pair *p, struct ibv_context *ctx,
 		  struct ibv_pd *pd, enum ibv_qp_type type)
 {
-	union ibv_gid gid;
+	struct ibv_context *ctxs[2] = { ctx, ctx };
+	struct ibv_pd *pds[2] = { pd, pd };
+
+	rc_pair_open_across(p, ctxs, pds, type);
+}
+
+void rc_pair_open_across(struct rc_pair *p, struct ibv_context *ctx[2],
+			 struct ibv_pd *pd[2], enum ibv_qp_type type)
+{
+	union ibv_gid gid[2];
 	int i;
 
-	p->ctx = ctx;
-	p->pd = pd;
-	ck_assert_int_eq(ibv_query_gid(ctx, 1, 0, &gid), 0);
+	p->ctx = ctx[0];
+	p->pd = pd[0];
 	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(ibv_query_gid(ctx[i], 1, 0, &gid[i]), 0);
 		if (!p->cq[i]) {
-			p->cq[i] = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+			p->cq[i] = ibv_create_cq(ctx[i], 64, NULL, NULL, 0);
 			ck_assert_ptr_nonnull(p->cq[i]);
 		}
-		p->qp[i] = make_qp(pd, p->cq[i], type);
+		p->qp[i] = make_qp(pd[i], p->cq[i], type);
 	}
-	bring_up(p->qp[0], p->qp[1]->qp_num, &gid);
-	bring_up(p->qp[1], p->qp[0]->qp_num, &gid);
+	bring_up(p->qp[0], p->qp[1]->qp_num, &gid[1]);
+	bring_up(p->qp[1], p->qp[0]->qp_num, &gid[0]);
 }
 
 void rc_pair_close(struct rc_pair *p)

@@ -26,6 +26,12 @@ struct rc_pair {
 void rc_pair_open(struct rc_pair *p, struct ibv_context *ctx,
 		  struct ibv_pd *pd, enum ibv_qp_type type);
 
+/* The same with qp[i] and cq[i] on ctx[i] and pd[i], each towards the
+ * other's port 1 GID 0: two devices of one process, say. p->ctx and p->pd
+ * are the first's. */
+void rc_pair_open_across(struct rc_pair *p, struct ibv_context *ctx[2],
+			 struct ibv_pd *pd[2], enum ibv_qp_type type);
+
 /* Destroy the QPs, and the CQs rc_pair_open made. */
 void rc_pair_close(struct rc_pair *p);
 
