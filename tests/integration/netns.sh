@@ -89,6 +89,16 @@ expect "path MTU 4096 over a 1500-byte link is refused" "$WORK/m.both" \
 # UD (whose GRH is the IPv6 header) and SRQ run over each kind.
 ip -n "$A" addr add 2001:db8:77::1/64 dev va nodad
 ip -n "$B" addr add 2001:db8:77::2/64 dev vb nodad
+# The link-local addresses came with the links, tentative until duplicate
+# address detection ends (a second or two): the kernel refuses to send
+# from a tentative address (EINVAL), as it would for any program, and the
+# port's GID table, like the kernel's, lists them from the start.
+_i=0
+while [ -n "$(ip -n "$A" -6 addr show tentative; ip -n "$B" -6 addr show tentative)" ] &&
+	[ $_i -lt 100 ]; do
+	sleep 0.1
+	_i=$((_i + 1))
+done
 sleep 0.5
 $SA "$EMU" devices >"$WORK/dev6" 2>&1
 # gidx FILE PATTERN: the index of the RoCEv2 GID whose address matches.
