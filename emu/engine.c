@@ -168,6 +168,12 @@ void emu_engine_will_start(struct emu_engine *e)
 	e->rewatch = true;
 }
 
+void emu_engine_sync_clock(struct emu_engine *e)
+{
+	if (!engine_thread)
+		ev_now_update(e->loop);
+}
+
 void emu_engine_call(struct emu_engine *e, emu_engine_fn fn, void *arg)
 {
 	if (emu_engine_on_thread(e)) {

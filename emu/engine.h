@@ -50,6 +50,9 @@ void emu_engine_leave(struct emu_engine *e);
  * brings the loop's clock up to date and has the loop wake when the thread
  * leaves, to take the new watcher into account. */
 void emu_engine_will_start(struct emu_engine *e);
+/* The clock update alone: for a timer that may wait for the loop's next
+ * wake-up, which something else (a timer of its own) brings soon. */
+void emu_engine_sync_clock(struct emu_engine *e);
 
 /* Return once the engine has run every callback that was already due when
  * this was called (doorbells rung, sockets readable): what the emulated

@@ -6,6 +6,7 @@
 #define EMU_LINK_H
 
 #include <ev.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
@@ -42,6 +43,7 @@ struct emu_link {
 	struct emu_link_cfg cfg;
 	struct emu_udp *udp;
 	struct emu_engine *engine;	/* NULL: release only by tests */
+	const atomic_bool *handoff;	/* the port's: a poller has it */
 	uint64_t burst_ps;		/* how far the pacer may run ahead */
 	uint64_t start_ps;		/* when the link is free to start the
 					 * next packet (virtual time) */

@@ -253,6 +253,7 @@ int emu_transport_start(struct emu_device *dev)
 						EMU_UDP_TRUESIZE));
 		emu_link_init(&tp->link, &(struct emu_link_cfg){ 0 }, &tp->udp,
 			      dev->engine);
+		tp->link.handoff = &tp->handed_off;
 		emu_transport_link_config(tp);
 		emu_inject_port_init(tp);
 		emu_log(EMU_LOG_XPORT, "%s/%u: %u packets in flight at most",
