@@ -247,10 +247,14 @@ fi
 # closed while its neighbours still answer. So the count is taken cell by
 # cell, between the readings after each cell, with the capture split at
 # the same instants. Packets rxe did not take are excused only in an RC
-# cell that passed and in which rxe resent nothing, and only as many as
-# we sent to a QP after the last of our requests rxe acknowledged on it:
-# had rxe needed one of those, it would have resent, or its program
-# would have waited and the cell failed.
+# cell that passed, and only as many as we sent to a QP after the last of
+# our requests rxe acknowledged on it: had rxe needed one of those, it
+# would have resent until it got it, or its program would have waited
+# and the cell failed. A resend in such a cell is shown with it, not
+# failed: it used to fail the cell, but Linux 6.1 rxe resends on a timer
+# it never cancels (above), and one such resend in an srq_pingpong cell
+# whose end reached closed QPs failed a run (17 of 17 excused packets,
+# 13 resends in the matrix).
 tshark -r "$cap" -Y udp.dstport==4791 -T fields -e frame.time_epoch \
 	-e ip.src -e ipv6.src -e infiniband.bth.opcode \
 	-e infiniband.bth.destqp -e infiniband.bth.psn 2>/dev/null |
@@ -286,11 +290,10 @@ while read -r p t name result; do
 			miss = udp - d["rcvd_pkts"]
 			if (n != udp)
 				printf "lost %s: %d sent to rxe0, %d reached it\n", name, n, udp
-			if (miss > 0 && (miss > open || d["completer_retry_err"] ||
-			    result != "passed"))
+			if (miss > 0 && (miss > open || result != "passed"))
 				printf "refused %s: %d of %d reached rxe0 and were not taken (%d unanswered at the end)\n", name, miss, udp, open
 			else if (miss > 0)
-				printf "late %d %s: of our %d last packets to QPs, unanswered\n", miss, name, open
+				printf "late %d %s: of our %d last packets to QPs, unanswered%s\n", miss, name, open, d["completer_retry_err"] ? sprintf(" (rxe0 resent %d times in the cell)", d["completer_retry_err"]) : ""
 		}' "$WORK/times" "$WORK/stats.$prev" "$WORK/stats.$p"
 	prev=$p
 	prevt=$t
