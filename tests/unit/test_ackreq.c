@@ -95,21 +95,6 @@ static void long_writes(unsigned int npairs)
 	free(buf);
 }
 
-static struct ibv_context *open_named(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	ck_assert_ptr_nonnull(list);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	ck_assert_msg(ctx != NULL, "no device %s", name);
-	return ctx;
-}
-
 /*
  * A QP that waits for room is resumed by the engine's prepare watcher,
  * and a thread that frees room from outside the engine (a poller that

@@ -1006,7 +1006,8 @@ START_TEST(t_uc)
 	wait_wc(f.a.cq, &wc, 3000);
 	/* Not a sleep: a slow (sanitized, loaded) receiver may not have
 	 * seen it yet, and a receive posted first would take it. */
-	for (i = 0; i < 3000 && port_counter(f.ctx, "out_of_buffer") == oob; i++)
+	for (i = 0; i < 3000 && port_counter(f.ctx, "out_of_buffer") == oob;
+	     i++)
 		usleep(1000);
 	ck_assert_uint_eq(port_counter(f.ctx, "out_of_buffer"), oob + 1);
 	post_recv(&f.b, 4, f.b.buf, 8192);

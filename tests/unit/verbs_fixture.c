@@ -1,6 +1,6 @@
 /* Shared by the unit tests that drive the public verbs API: opening the
- * first device, a monotonic clock, waiting for completions and events, and
- * reading a port counter. */
+ * first device or one by name, a monotonic clock, waiting for completions
+ * and events, and reading a port counter. */
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +29,22 @@ static struct ibv_context *open_first(bool only)
 	ctx = ibv_open_device(list[0]);
 	ck_assert_ptr_nonnull(ctx);
 	ibv_free_device_list(list);
+	return ctx;
+}
+
+struct ibv_context *open_named(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	ck_assert_ptr_nonnull(list);
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	ck_assert_msg(ctx != NULL, "no device %s, or it cannot be opened",
+		      name);
 	return ctx;
 }
 

@@ -1,6 +1,6 @@
 /* Shared by the unit tests that drive the public verbs API: opening the
- * first device, a monotonic clock, waiting for completions and events, and
- * reading a port counter. */
+ * first device or one by name, a monotonic clock, waiting for completions
+ * and events, and reading a port counter. */
 #ifndef EMU_VERBS_FIXTURE_H
 #define EMU_VERBS_FIXTURE_H
 
@@ -15,6 +15,10 @@ struct ibv_context *open_default(void);
 /* The same, but the list must hold exactly one device: for tests that run
  * on the embedded default (or a one-device config) and rely on it. */
 struct ibv_context *open_only(void);
+
+/* The device called name, opened; fails the test when there is none or
+ * it cannot be opened. */
+struct ibv_context *open_named(const char *name);
 
 /* CLOCK_MONOTONIC in milliseconds, for deadlines and elapsed times. */
 double now_ms(void);
