@@ -123,9 +123,11 @@ struct cm_event *cma_post(struct cma_id *id, enum rdma_cm_event_type type,
 		cm_log("event channel write: %s", strerror(errno));
 	cm_log("id %p: event %s status %d", (void *)id,
 	       rdma_event_str(type), status);
-	/* Into the device's event trace, when one runs. */
-	emuverbs_trace_cm(rdma_event_str(type), status,
-			  id->id.qp ? id->id.qp->qp_num : 0,
+	/* Into the device's event trace, when one runs. The QP is named
+	 * by the number kept, not through id.qp: a program may have freed
+	 * it with ibv_destroy_qp (rping does) before its peer's DREQ or
+	 * DREP comes in on the CM thread. */
+	emuverbs_trace_cm(rdma_event_str(type), status, id->qpn,
 			  &id->id.route.addr.src_addr,
 			  &id->id.route.addr.dst_addr);
 	return e;

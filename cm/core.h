@@ -206,6 +206,9 @@ struct cma_id {
 	struct cma_id *listener;	/* a child's, until it is retrieved */
 	unsigned int events_out;	/* handed out, not acked yet */
 	uint32_t qkey;			/* UD ids */
+	uint32_t qpn;			/* rdma_create_qp's QP: events name it
+					 * even after a program destroyed it
+					 * with ibv_destroy_qp */
 	uint8_t resp_res, init_depth;	/* what rdma_accept/connect asked */
 	struct ibv_qp_init_attr *ep_attr; /* rdma_create_ep's, passive */
 	struct ibcm cm;

@@ -273,6 +273,8 @@ int rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 	err = cma_is_ud(c) ? ud_ready(c) : modify(c, IBV_QPS_INIT);
 	if (err)
 		id->qp = NULL;
+	else
+		c->qpn = qp->qp_num;
 	cm_unlock();
 	if (err) {
 		ibv_destroy_qp(qp);

@@ -140,6 +140,25 @@ static void destroy(struct rdma_cm_id *id)
 	ck_assert_int_eq(rdma_destroy_id(id), 0);
 }
 
+/* A listener on sch (RDMA_PS_TCP, 127.0.0.1, its port into *port) into
+ * *l, and a client id on cch resolved to it, with an RC QP: the client,
+ * ready to connect. */
+static struct rdma_cm_id *rc_client(struct rdma_event_channel *sch,
+				    struct rdma_event_channel *cch,
+				    struct rdma_cm_id **l, uint16_t *port)
+{
+	struct ibv_qp_init_attr qa = qp_attr(IBV_QPT_RC);
+	struct rdma_cm_id *c;
+
+	ck_assert_ptr_nonnull(sch);
+	ck_assert_ptr_nonnull(cch);
+	*port = listen_loop(sch, l, RDMA_PS_TCP);
+	resolve_loop(cch, &c, RDMA_PS_TCP, *port);
+	ck_assert_int_eq(rdma_create_qp(c, NULL, &qa), 0);
+	ck_assert_ptr_nonnull(c->qp);
+	return c;
+}
+
 /* ------------------------------------------------------------------ */
 /* rdma_event_str, rdma_get_src_port / rdma_get_dst_port               */
 
@@ -879,13 +898,7 @@ START_TEST(connect_accept_disconnect)
 	static const char hello[] = "hello", welcome[] = "welcome";
 	uint16_t port;
 
-	ck_assert_ptr_nonnull(sch);
-	ck_assert_ptr_nonnull(cch);
-	port = listen_loop(sch, &l, RDMA_PS_TCP);
-	resolve_loop(cch, &c, RDMA_PS_TCP, port);
-	qa = qp_attr(IBV_QPT_RC);
-	ck_assert_int_eq(rdma_create_qp(c, NULL, &qa), 0);
-	ck_assert_ptr_nonnull(c->qp);
+	c = rc_client(sch, cch, &l, &port);
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = hello;
 	cp.private_data_len = sizeof(hello);
@@ -949,6 +962,54 @@ START_TEST(connect_accept_disconnect)
 }
 END_TEST
 
+/*
+ * rping's order: the client hangs up, then frees its QP with
+ * ibv_destroy_qp, leaving id->qp behind it, and the server's DREP and
+ * DREQ arrive after that on the CM's thread. The events they post must
+ * not look at the QP (they named it through id->qp: a use after free
+ * that the ASan build reports).
+ */
+START_TEST(disconnect_after_ibv_destroy_qp)
+{
+	struct rdma_event_channel *sch = rdma_create_event_channel();
+	struct rdma_event_channel *cch = rdma_create_event_channel();
+	struct ibv_qp_init_attr qa;
+	struct rdma_conn_param cp;
+	struct rdma_cm_id *l, *c, *s;
+	struct rdma_cm_event *ev;
+	uint16_t port;
+
+	c = rc_client(sch, cch, &l, &port);
+	memset(&cp, 0, sizeof(cp));
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	ck_assert_int_eq(rdma_connect(c, &cp), 0);
+	ev = next_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST, 3000);
+	s = ev->id;
+	ck_assert_int_eq(rdma_ack_cm_event(ev), 0);
+	qa = qp_attr(IBV_QPT_RC);
+	ck_assert_int_eq(rdma_create_qp(s, NULL, &qa), 0);
+	ck_assert_int_eq(rdma_accept(s, &cp), 0);
+	expect_event(cch, RDMA_CM_EVENT_ESTABLISHED, 3000);
+	expect_event(sch, RDMA_CM_EVENT_ESTABLISHED, 3000);
+
+	ck_assert_int_eq(rdma_disconnect(c), 0);
+	ck_assert_int_eq(ibv_destroy_qp(c->qp), 0);	/* c->qp dangles */
+	expect_event(sch, RDMA_CM_EVENT_DISCONNECTED, 3000);
+	ck_assert_int_eq(rdma_disconnect(s), 0);
+	expect_event(cch, RDMA_CM_EVENT_DISCONNECTED, 3000);
+	expect_event(cch, RDMA_CM_EVENT_TIMEWAIT_EXIT, 3000);
+	expect_event(sch, RDMA_CM_EVENT_TIMEWAIT_EXIT, 3000);
+
+	c->qp = NULL;			/* the id's CQs remain to free */
+	destroy(c);
+	destroy(s);
+	ck_assert_int_eq(rdma_destroy_id(l), 0);
+	rdma_destroy_event_channel(cch);
+	rdma_destroy_event_channel(sch);
+}
+END_TEST
+
 /* A REQ to a port nobody listens on: REJ, reason "invalid service ID". */
 START_TEST(connect_no_listener)
 {
@@ -991,7 +1052,6 @@ START_TEST(reject_private_data)
 {
 	struct rdma_event_channel *sch = rdma_create_event_channel();
 	struct rdma_event_channel *cch = rdma_create_event_channel();
-	struct ibv_qp_init_attr qa = qp_attr(IBV_QPT_RC);
 	static const char why[] = "go away";
 	uint8_t big[149];
 	struct rdma_conn_param cp;
@@ -999,11 +1059,7 @@ START_TEST(reject_private_data)
 	struct rdma_cm_event *ev;
 	uint16_t port;
 
-	ck_assert_ptr_nonnull(sch);
-	ck_assert_ptr_nonnull(cch);
-	port = listen_loop(sch, &l, RDMA_PS_TCP);
-	resolve_loop(cch, &c, RDMA_PS_TCP, port);
-	ck_assert_int_eq(rdma_create_qp(c, NULL, &qa), 0);
+	c = rc_client(sch, cch, &l, &port);
 	memset(&cp, 0, sizeof(cp));
 	ck_assert_int_eq(rdma_connect(c, &cp), 0);
 	ev = next_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST, 3000);
@@ -1123,6 +1179,7 @@ static Suite *cm_api_suite(void)
 	tc = tcase_create("connections");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, connect_accept_disconnect);
+	tcase_add_test(tc, disconnect_after_ibv_destroy_qp);
 	tcase_add_test(tc, connect_no_listener);
 	tcase_add_test(tc, reject_private_data);
 	tcase_add_test(tc, connect_ud);
