@@ -23,6 +23,10 @@
  */
 #define COMP_MIN_TIMEOUT_EXP	10
 
+/* How long timeouts are excused for a peer that has not had a CPU (one
+ * stopped in a debugger, say, which a NIC would still answer for). */
+#define COMP_STALL_MAX_NS	30000000000ull
+
 static struct ev_loop *loop_of(struct emu_qp *qp)
 {
 	return emu_engine_loop(qp->dev->engine);
@@ -70,6 +74,15 @@ static void retry_timer_start(struct emu_qp *qp, uint64_t in_ns)
  * starts it once per timeout, not once per message. It may fire late,
  * never early.
  */
+static uint64_t timeout_ns(const struct emu_qp *qp)
+{
+	unsigned int exp = qp->attr.timeout;
+
+	if (exp < COMP_MIN_TIMEOUT_EXP)
+		exp = COMP_MIN_TIMEOUT_EXP;
+	return 4096ull << exp;
+}
+
 void emu_comp_arm(struct emu_qp *qp)
 {
 	unsigned int exp = qp->attr.timeout;
@@ -82,9 +95,7 @@ void emu_comp_arm(struct emu_qp *qp)
 	}
 	if (qp->comp.retry_due)
 		return;
-	if (exp < COMP_MIN_TIMEOUT_EXP)
-		exp = COMP_MIN_TIMEOUT_EXP;
-	in_ns = 4096ull << exp;
+	in_ns = timeout_ns(qp);
 	qp->comp.retry_due = emu_now_ns() + in_ns;
 	if (!ev_is_active(&qp->comp.retry_timer))
 		retry_timer_start(qp, in_ns);
@@ -97,6 +108,7 @@ static void progress(struct emu_qp *qp)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.rewound = false;
 	qp->comp.retry_due = 0;
+	qp->comp.stalled_since = 0;
 	emu_comp_arm(qp);
 }
 
@@ -170,6 +182,69 @@ static void ack_upto(struct emu_qp *qp, uint32_t psn)
 	}
 }
 
+/* Wait again, until at, without counting a retry or sending anything. */
+static void excuse(struct emu_qp *qp, uint64_t now, uint64_t at,
+		   const char *why)
+{
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: no ACK for psn 0x%06x yet, "
+		"not counted: %s", qp->qpn, qp->comp.psn, why);
+	qp->comp.retry_due = at;
+	retry_timer_start(qp, at - now);
+}
+
+/*
+ * Whether a timeout that fired is one a NIC would have had: the requests
+ * left a whole timeout ago and the peer had the time to answer them. Our
+ * engine and a peer's on this machine are threads that the host may not
+ * run for a while, which a NIC's hardware never waits for; those waits are
+ * excused (doc/design-notes.md). False when the timer was re-armed, or
+ * what it waited for has come.
+ */
+static bool timed_out(struct emu_qp *qp, uint64_t now)
+{
+	struct emu_tport *tp = qp->tp;
+	uint64_t in_ns = timeout_ns(qp), left;
+	uint32_t psn = qp->comp.psn;
+	enum ibv_qp_state s;
+
+	if (!tp || !tp->open)
+		return true;
+	/* An answer that waited in our socket while we waited for a CPU
+	 * counts first. */
+	emu_rx_port(tp);
+	s = emu_qp_state(qp);
+	if (qp->comp.psn != psn || qp->comp.retry_due || !outstanding(qp) ||
+	    (s != IBV_QPS_RTS && s != IBV_QPS_SQD))
+		return false;
+	/* When the requests really left: a batch flushed late was queued
+	 * while the engine waited for a CPU. */
+	left = qp->comp.tx_gen == EMU_TX_GEN_NONE ? qp->comp.tx_ns :
+		emu_udp_left_by(&tp->udp, qp->comp.tx_gen);
+	if (left == 1)
+		left = qp->comp.tx_ns;
+	if (!left || now - left < in_ns) {
+		excuse(qp, now, (left ? left : now) + in_ns,
+		       "sent less than a timeout ago");
+		return false;
+	}
+	switch (emu_pulse_judge(&emu_transport_of(qp->dev)->peers,
+				&qp->dest, tp->port->ep.port, left)) {
+	case EMU_PULSE_STALLED:
+		if (!qp->comp.stalled_since)
+			qp->comp.stalled_since = now;
+		if (now - qp->comp.stalled_since < COMP_STALL_MAX_NS) {
+			excuse(qp, now, now + in_ns,
+			       "the peer has not run since they arrived");
+			return false;
+		}
+		break;
+	default:
+		break;
+	}
+	qp->comp.stalled_since = 0;
+	return true;
+}
+
 static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct emu_qp *qp = (struct emu_qp *)((char *)t -
@@ -190,6 +265,8 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		return;
 	}
 	qp->comp.retry_due = 0;
+	if (!timed_out(qp, now))
+		return;
 	EMU_CNT_EV(qp, timeouts);
 	emu_log(EMU_LOG_XPORT,
 		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left",

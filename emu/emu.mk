@@ -22,7 +22,7 @@ libemucore_la_SOURCES = \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
 	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
 	emu/transport.c emu/transport.h emu/tport.h \
-	emu/budget.c emu/budget.h \
+	emu/budget.c emu/budget.h emu/pulse.c emu/pulse.h \
 	emu/link.c emu/link.h emu/rand.h \
 	emu/fault.h emu/fault_rule.c emu/inject.c emu/inject.h \
 	emu/rx.c emu/req.c emu/resp.c emu/comp.c emu/cc.c emu/cc.h \

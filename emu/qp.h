@@ -170,6 +170,8 @@ struct emu_req_state {
 	bool notify_drained;		/* raise IBV_EVENT_SQ_DRAINED */
 };
 
+#define EMU_TX_GEN_NONE	UINT64_MAX
+
 struct emu_comp_state {
 	uint32_t psn;			/* oldest unacknowledged PSN */
 	unsigned int retry_left;
@@ -182,6 +184,13 @@ struct emu_comp_state {
 	/* When the oldest outstanding request times out (CLOCK_MONOTONIC,
 	 * ns), 0 when none is timed; retry_timer runs lazily behind it. */
 	uint64_t retry_due;
+	/* The last requests sent: after flush number tx_gen of the port,
+	 * queued at tx_ns (emu/comp.c counts a timeout from when they left). */
+	uint64_t tx_gen;		/* or EMU_TX_GEN_NONE */
+	uint64_t tx_ns;
+	/* Since when timeouts have been excused for a peer that has not
+	 * had a CPU (0: none are). */
+	uint64_t stalled_since;
 };
 
 struct emu_resp_state {

@@ -308,18 +308,40 @@ static bool ud_too_large(struct emu_qp *qp, struct emu_swqe *w)
 	return true;
 }
 
+/*
+ * Which flush of the port takes what this run sent, for the completer to
+ * count its timeout from when it left (emu/comp.c): the next one if it
+ * waits in the batch, the last one if a full batch went out meanwhile,
+ * none if nothing reached the batch (the port down, or the link model or
+ * a fault rule holding it), and then the time it was sent.
+ */
+static void note_sent(struct emu_qp *qp, uint64_t gen0)
+{
+	struct emu_udp *u = &qp->tp->udp;
+
+	qp->comp.tx_ns = emu_now_ns();
+	if (emu_udp_tx_pending(u))
+		qp->comp.tx_gen = u->flushes;
+	else if (u->flushes != gen0)
+		qp->comp.tx_gen = u->flushes - 1;
+	else
+		qp->comp.tx_gen = EMU_TX_GEN_NONE;
+}
+
 void emu_req_run(struct emu_qp *qp)
 {
 	enum ibv_qp_state s = emu_qp_state(qp);
 	unsigned int burst = REQ_BURST;
 	unsigned int max_rd;
-	bool sent;
+	bool sent, any = false;
+	uint64_t gen0;
 
 	if (s != IBV_QPS_RTS && s != IBV_QPS_SQD)
 		return;
 	if (!qp->tp || !qp->tp->open || qp->req.rnr_wait || qp->req.stopped)
 		return;
 	max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	gen0 = qp->tp->udp.flushes;
 	while (burst) {
 		uint32_t prod = atomic_load_explicit(&qp->sq.prod,
 						     memory_order_acquire);
@@ -372,6 +394,7 @@ void emu_req_run(struct emu_qp *qp)
 			break;
 		burst--;
 		sent = send_one(qp, w);
+		any = true;
 		if (!emu_qp_reliable(qp))
 			emu_budget_release_qp(qp, 1);
 		if (!sent) {
@@ -389,6 +412,8 @@ void emu_req_run(struct emu_qp *qp)
 	}
 	if (!burst)
 		emu_doorbell_ring(qp->db);
+	if (any && emu_qp_reliable(qp))
+		note_sent(qp, gen0);
 	if (emu_qp_reliable(qp))
 		emu_comp_arm(qp);
 	else

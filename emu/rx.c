@@ -159,6 +159,7 @@ void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u)
 unsigned int emu_rx_batch(struct emu_tport *tp)
 {
 	struct emu_transport *t = emu_transport_of(tp->port->dev);
+	uint64_t t0 = emu_pulse_begin(&tp->pulse);
 	unsigned int i, n;
 
 	n = emu_udp_recv(&tp->udp);
@@ -175,6 +176,9 @@ unsigned int emu_rx_batch(struct emu_tport *tp)
 	/* One ACK per QP for the whole batch. */
 	emu_resp_flush_acks(t);
 	emu_transport_flush(t);
+	/* A batch short of full emptied the socket: what had arrived before
+	 * it began is handled and answered. */
+	emu_pulse_end(&tp->pulse, t0, n < EMU_UDP_BATCH);
 	return n;
 }
 

@@ -14,6 +14,7 @@
 #include "emu/counters.h"
 #include "emu/inject.h"
 #include "emu/link.h"
+#include "emu/pulse.h"
 #include "net/udp.h"
 
 struct emu_device;
@@ -47,6 +48,9 @@ struct emu_tport {
 	/* Packets in flight from every QP of the port, sized from what the
 	 * endpoint's receive buffer holds (emu/budget.h). */
 	struct emu_budget budget;
+	/* What the port publishes of its receive path for requesters on
+	 * this machine (emu/pulse.h). */
+	struct emu_pulse pulse;
 };
 
 struct emu_transport {
@@ -62,6 +66,8 @@ struct emu_transport {
 	/* Rung when an application arms a CQ: the ports it was receiving
 	 * on go back to the engine at once. */
 	struct emu_doorbell *take_back;
+	/* The pulses of peers on this machine whose answers were late. */
+	struct emu_pulse_peers peers;
 	/* The device's fault rules (emu/inject.h). */
 	struct emu_fault_set faults;
 	/* Rewrites the sysfs view's hw_counters while there is a view. */

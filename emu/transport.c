@@ -256,6 +256,9 @@ int emu_transport_start(struct emu_device *dev)
 		tp->link.handoff = &tp->handed_off;
 		emu_transport_link_config(tp);
 		emu_inject_port_init(tp);
+		if (!port->ep.netdev[0])
+			emu_pulse_open(&tp->pulse, &port->ep.addr,
+				       port->ep.port);
 		emu_log(EMU_LOG_XPORT, "%s/%u: %u packets in flight at most",
 			dev->ibdev.name, port->num, tp->budget.total);
 		/* io_uring requests belong to the thread that submits them:
@@ -332,12 +335,14 @@ static void do_stop(void *arg)
 			emu_engine_unwatch(dev->engine, tp->watch);
 		tp->watch = NULL;
 		if (tp->open) {
+			emu_pulse_close(&tp->pulse);
 			emu_inject_port_fini(tp);
 			emu_link_fini(&tp->link);
 			emu_udp_close(&tp->udp);
 		}
 		tp->open = false;
 	}
+	emu_pulse_peers_fini(&t->peers);
 	/* Each rule's counts (EMUVERBS_DEBUG=xport). */
 	for (i = 0; i < t->faults.n; i++) {
 		char line[512];

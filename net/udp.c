@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <time.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <net/if.h>
@@ -1123,15 +1124,11 @@ static void mmsg_send(struct emu_udp *u, unsigned int sock, unsigned int ng)
 	}
 }
 
-void emu_udp_flush(struct emu_udp *u)
+static void mmsg_flush(struct emu_udp *u)
 {
 	unsigned int i = 0, j, k, m, ng;
 	uint32_t bytes;
 
-	if (u->ur) {
-		uring_reap(u, false);
-		return;
-	}
 	/* sendmmsg takes one socket: send each run of datagrams that leave
 	 * from the same pool socket in one call, a GSO send for each run of
 	 * those that go to one peer at one size. */
@@ -1150,4 +1147,31 @@ void emu_udp_flush(struct emu_udp *u)
 		i = j;
 	}
 	u->tx_n = 0;
+}
+
+void emu_udp_flush(struct emu_udp *u)
+{
+	struct timespec ts;
+
+	if (u->ur)
+		uring_reap(u, false);
+	else
+		mmsg_flush(u);
+	/* When it left, for a retransmission timer that must not count
+	 * the time a datagram waited here for a CPU (emu/comp.c). */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	u->flushes++;
+	u->flush_end[u->flushes % EMU_UDP_FLUSH_LOG] =
+		(uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t emu_udp_left_by(const struct emu_udp *u, uint64_t gen)
+{
+	uint64_t n = gen + 1;
+
+	if (u->flushes < n)
+		return 0;
+	if (u->flushes - n >= EMU_UDP_FLUSH_LOG)
+		return 1;
+	return u->flush_end[n % EMU_UDP_FLUSH_LOG];
 }

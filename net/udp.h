@@ -63,6 +63,8 @@ struct emu_udp_pkt {
 /* io_uring state (net/udp.c). */
 struct emu_udp_uring;
 
+#define EMU_UDP_FLUSH_LOG	16
+
 struct emu_udp {
 	struct emu_udp_uring *ur;	/* io_uring in use, else NULL */
 	bool uring_wanted;		/* emu_udp_start tries io_uring */
@@ -115,6 +117,11 @@ struct emu_udp {
 	/* tx_gmsg[g]'s first datagram in tx_msg. */
 	uint8_t tx_gfirst[EMU_UDP_BATCH];
 	uint16_t port;			/* the endpoint's UDP port */
+	/* Flushes so far, and when the last EMU_UDP_FLUSH_LOG of them ended
+	 * (CLOCK_MONOTONIC ns, by number modulo the log): a datagram queued
+	 * after flush n had left by the end of flush n + 1. */
+	uint64_t flushes;
+	uint64_t flush_end[EMU_UDP_FLUSH_LOG];
 };
 
 /* Set up the I/O of an endpoint socket: receive options on rx_fd, the send
@@ -191,6 +198,11 @@ bool emu_udp_tx_pending(const struct emu_udp *u);
 /* Send what is queued. A datagram the kernel refuses is counted in
  * tx_dropped: the transports above recover as from a loss. */
 void emu_udp_flush(struct emu_udp *u);
+/* The time by which whatever was queued after flush number gen had been
+ * handed to the kernel, while the flush that took it is among the last
+ * EMU_UDP_FLUSH_LOG; 0 while it has not happened yet, 1 when it is older
+ * than the log remembers. */
+uint64_t emu_udp_left_by(const struct emu_udp *u, uint64_t gen);
 
 /* Capture (net/udp_cap.c). Attach c to the port (a reference is taken;
  * NULL detaches, dropping it): from then on what the port sends and
