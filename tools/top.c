@@ -225,13 +225,21 @@ static void usage(FILE *f)
 	fputs("usage: emuverbs top TARGET [-d SECS] [-n COUNT]\n"
 	      "TARGET: a PID, a command name, or all\n"
 	      "  -d SECS   refresh every SECS seconds (1)\n"
-	      "  -n COUNT  COUNT refreshes, then exit\n"
-	      "keys: q quits\n", f);
+	      "  -n COUNT  COUNT refreshes, then exit\n", f);
+	fputs(ctl_scope_usage, f);
+	fputs("keys: q quits\n", f);
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "all-jobs", no_argument, NULL, 'A' },
+		{ "job", required_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ctl_target t[MAX_TARGETS];
+	struct ctl_scope scope;
 	struct rows cur = { 0 }, prev = { 0 }, tmp;
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long count = 0, shown;
@@ -242,8 +250,16 @@ int main(int argc, char **argv)
 	char *end;
 	int c, i, n, answered;
 
-	while ((c = getopt(argc, argv, "d:n:h")) != -1) {
+	if (ctl_scope_init(&scope, "emuverbs top"))
+		return 2;
+	while ((c = getopt_long(argc, argv, "d:n:hA", opts, NULL)) != -1) {
 		switch (c) {
+		case 'A':
+		case 'J':
+			if (ctl_scope_set(&scope, "emuverbs top",
+					  c == 'J' ? optarg : NULL))
+				return 2;
+			break;
 		case 'd':
 			errno = 0;
 			delay = strtod(optarg, &end);
@@ -297,7 +313,7 @@ int main(int argc, char **argv)
 		prev = cur;
 		cur = tmp;
 		cur.n = 0;
-		n = ctl_targets(argv[optind], t, MAX_TARGETS);
+		n = ctl_targets(argv[optind], &scope, t, MAX_TARGETS);
 		for (i = 0, answered = 0; i < n; i++)
 			answered += sample(&t[i], &cur);
 		draw(argv[optind], &cur, &prev, answered);
