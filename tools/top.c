@@ -151,9 +151,10 @@ static double per_s(uint64_t now, uint64_t then, uint64_t dt_ns)
 }
 
 /* One screen: a header, the column names, a line per QP, each cut to
- * the terminal's width and no more lines than it has. */
-static void draw(const char *target, const struct rows *cur,
-		 const struct rows *prev, int answered)
+ * the terminal's width and no more lines than it has; with none, whether
+ * processes of other jobs were left out. */
+static void draw(const char *target, const struct ctl_scope *s,
+		 const struct rows *cur, const struct rows *prev, int answered)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	char line[512], clock[16];
@@ -196,6 +197,9 @@ static void draw(const char *target, const struct rows *cur,
 	if (!answered)
 		printf("no process of yours with an emulated device open "
 		       "matches %s\r\n", target);
+	if (!answered && s->others)
+		printf("%d of yours in other jobs left out: -A (--all-jobs) "
+		       "or --job NAME reaches them\r\n", s->others);
 	fflush(stdout);
 }
 
@@ -316,7 +320,7 @@ int main(int argc, char **argv)
 		n = ctl_targets(argv[optind], &scope, t, MAX_TARGETS);
 		for (i = 0, answered = 0; i < n; i++)
 			answered += sample(&t[i], &cur);
-		draw(argv[optind], &cur, &prev, answered);
+		draw(argv[optind], &scope, &cur, &prev, answered);
 		if (count && shown + 1 >= count)
 			break;
 		/* Until the next refresh: keys, a resize redraws at once. */
@@ -334,7 +338,7 @@ int main(int argc, char **argv)
 			}
 			if (resized) {
 				resized = 0;
-				draw(argv[optind], &cur, &prev, answered);
+				draw(argv[optind], &scope, &cur, &prev, answered);
 			}
 		}
 	}
