@@ -1,6 +1,7 @@
 /* The control socket's server: a Unix socket per process, PID.sock in the
  * user's private runtime directory (ctl_dir.c), mode 0600, served by an
- * engine of its own while the process has an emulated device open. A
+ * engine of its own while the process has an emulated device open; in a
+ * job, the link PID.job beside it names the job (ctl_job.c). A
  * connection from another user is refused on its credentials (SO_PEERCRED)
  * before it is read; a request is one line, the reply "ok" or "error: why"
  * and then the command's text, and the connection closes. */
@@ -28,6 +29,7 @@ static struct emu_engine *engine;
 static struct emu_watch *watch;
 static int listen_fd = -1;
 static char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static char job_path[sizeof(path) + 8];	/* PID.job beside it, or empty */
 static bool atfork_set;
 
 /* ---- replies -------------------------------------------------------------- */
@@ -227,7 +229,8 @@ static void on_accept(void *arg)
 
 /* ---- the server's life ---------------------------------------------------- */
 
-/* Remove sockets of processes that are gone (killed before they could). */
+/* Remove the sockets and job links of processes that are gone (killed
+ * before they could), and any of our own PID's. */
 static void clean_stale(const char *dir)
 {
 	char p[sizeof(path)];
@@ -241,7 +244,8 @@ static void clean_stale(const char *dir)
 		return;
 	while ((de = readdir(d))) {
 		pid = strtoul(de->d_name, &end, 10);
-		if (end == de->d_name || strcmp(end, ".sock"))
+		if (end == de->d_name ||
+		    (strcmp(end, ".sock") && strcmp(end, ".job")))
 			continue;
 		if (pid != (unsigned long)getpid() &&
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
@@ -264,9 +268,14 @@ static void server_stop(void)
 	if (listen_fd >= 0)
 		close(listen_fd);
 	listen_fd = -1;
+	/* The socket before its link: while the socket is there, the
+	 * tools find its job (emu_job_read). */
 	if (path[0])
 		unlink(path);
 	path[0] = '\0';
+	if (job_path[0])
+		unlink(job_path);
+	job_path[0] = '\0';
 }
 
 /* A forked child has no server thread: it forgets the parent's (without
@@ -279,6 +288,7 @@ static void after_fork_child(void)
 	engine = NULL;
 	watch = NULL;
 	path[0] = '\0';
+	job_path[0] = '\0';
 	opened = 0;
 	pthread_mutex_init(&ctl_lock, NULL);
 }
@@ -288,12 +298,15 @@ static void unlink_at_exit(void)
 	/* The process ends with devices open: the socket goes with it. */
 	if (path[0])
 		unlink(path);
+	if (job_path[0])
+		unlink(job_path);
 }
 
 static int server_start(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(path) - 16], why[256];
+	const char *job;
 	int rc;
 
 	if (!atfork_set) {
@@ -309,9 +322,31 @@ static int server_start(void)
 		emu_log(EMU_LOG_VERBS, "control: no socket: %s", why);
 		return -1;
 	}
+	/* Undriven rather than outside its job: in none, every caller in
+	 * none would reach it. */
+	if (emu_job_env(&job)) {
+		emu_log(EMU_LOG_VERBS, "control: no socket: EMUVERBS_JOB is "
+			"not a job name (1 to %d visible ASCII characters)",
+			EMU_JOB_MAX);
+		return -1;
+	}
 	clean_stale(dir);
 	snprintf(path, sizeof(path), "%s/%d.sock", dir, (int)getpid());
 	memcpy(sa.sun_path, path, sizeof(path));
+	/* The job's link before the socket: a socket is never seen without
+	 * it. One call makes it whole, and readlink reads it whole. */
+	if (job) {
+		if (emu_job_path(dir, (unsigned long)getpid(), job_path,
+				 sizeof(job_path))) {
+			errno = ENAMETOOLONG;
+			job_path[0] = '\0';
+			goto fail;
+		}
+		if (symlink(job, job_path)) {
+			job_path[0] = '\0';
+			goto fail;
+		}
+	}
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (listen_fd < 0)
 		goto fail;
@@ -329,7 +364,8 @@ static int server_start(void)
 		errno = ENOMEM;
 		goto fail;
 	}
-	emu_log(EMU_LOG_VERBS, "control: listening on %s", path);
+	emu_log(EMU_LOG_VERBS, "control: listening on %s, in %s%s", path,
+		job ? "job " : "no job", job ? job : "");
 	return 0;
 fail:
 	emu_log(EMU_LOG_VERBS, "control: no socket at %s: %s", path,

@@ -38,7 +38,7 @@ libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
 # The engine thread (libev loop, calls, timers, fd watches, doorbells) and
 # the debug log: what librdmacm's connection manager needs of emu/ too.
 libemuutil_la_SOURCES = emu/engine.c emu/engine.h emu/log.c emu/log.h \
-	emu/ctl_dir.c
+	emu/ctl_dir.c emu/ctl_job.c
 libemuutil_la_LIBADD = $(EV_LIBS)
 
 EXTRA_DIST += doc/configuration.md doc/design-notes.md doc/semantics.md \

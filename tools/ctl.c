@@ -1,7 +1,8 @@
 /* emuverbs-ctl: the client side of the control socket, behind `emuverbs
  * ps`, `port`, `speed`, `latency`, `gid`, `fault`, `event` and `ctl`: it
  * finds the processes a TARGET names (a PID, a command name or `all`)
- * among this user's sockets, sends each one request line and prints the
+ * among this user's sockets, in the caller's job unless an option names
+ * another or all (-A), sends each one request line and prints the
  * replies. Exit status 0 if every target said ok, 1 otherwise, 2 for a
  * usage error. */
 #include <ctype.h>
@@ -21,17 +22,19 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: emuverbs ps\n"
-	      "       emuverbs port TARGET DEV/PORT down|up|flap TIME\n"
-	      "       emuverbs speed TARGET DEV/PORT SPEED [WIDTH]\n"
-	      "       emuverbs latency TARGET DEV/PORT TIME [JITTER "
+	fputs("usage: emuverbs ps [JOBS]\n"
+	      "       emuverbs port [JOBS] TARGET DEV/PORT down|up|flap TIME\n"
+	      "       emuverbs speed [JOBS] TARGET DEV/PORT SPEED [WIDTH]\n"
+	      "       emuverbs latency [JOBS] TARGET DEV/PORT TIME [JITTER "
 	      "[constant|uniform|normal]]\n"
-	      "       emuverbs gid TARGET DEV/PORT add|del ADDRESS\n"
-	      "       emuverbs fault TARGET add RULE... | list | del NAME\n"
-	      "       emuverbs event TARGET KIND QPN|SRQN|DEV/PORT\n"
-	      "       emuverbs ctl TARGET WORDS...   (a raw request)\n"
-	      "TARGET: a PID, a command name, or all; DEV/PORT: emu0/1\n",
-	      f);
+	      "       emuverbs gid [JOBS] TARGET DEV/PORT add|del ADDRESS\n"
+	      "       emuverbs fault [JOBS] TARGET add RULE... | list | "
+	      "del NAME\n"
+	      "       emuverbs event [JOBS] TARGET KIND QPN|SRQN|DEV/PORT\n"
+	      "       emuverbs ctl [JOBS] TARGET WORDS...   (a raw request)\n"
+	      "TARGET: a PID, a command name, or all; DEV/PORT: emu0/1\n"
+	      "JOBS, before TARGET:\n", f);
+	fputs(ctl_scope_usage, f);
 }
 
 /* Print a reply: the text, each line behind "PID COMM: " when there are
@@ -60,18 +63,20 @@ static void show(const struct ctl_target *t, const char *text, bool ok,
 	}
 }
 
-/* ps: one line per port of every process with a device open. */
-static int ps(void)
+/* ps: one line per port of every process with a device open, in s's
+ * jobs; with all of them, each line says its job ("-": none). */
+static int ps(struct ctl_scope *s)
 {
 	struct ctl_target t[256];
 	char port[64], state[16], speed[16], width[8], addr[64];
 	unsigned int qps;
 	const char *p;
 	bool ok;
-	int i, n = ctl_targets("all", t, 256);
+	int i, n = ctl_targets("all", s, t, 256);
 
 	printf("%-8s %-16s %-8s %-7s %-10s %-16s %s\n", "PID", "COMMAND",
-	       "PORT", "STATE", "RATE", "ADDRESS", "QPS");
+	       "PORT", "STATE", "RATE", "ADDRESS",
+	       s->all_jobs ? "QPS  JOB" : "QPS");
 	for (i = 0; i < n; i++) {
 		char *r = ctl_request(&t[i], "info", &ok), rate[32];
 
@@ -85,12 +90,18 @@ static int ps(void)
 				   speed, width, addr, &qps) != 6)
 				continue;
 			snprintf(rate, sizeof(rate), "%s %s", speed, width);
-			printf("%-8d %-16s %-8s %-7s %-10s %-16s %u\n",
-			       t[i].pid, t[i].comm, port, state, rate, addr,
-			       qps);
+			printf("%-8d %-16s %-8s %-7s %-10s %-16s ", t[i].pid,
+			       t[i].comm, port, state, rate, addr);
+			if (s->all_jobs)
+				printf("%-4u %s\n", qps,
+				       t[i].job[0] ? t[i].job : "-");
+			else
+				printf("%u\n", qps);
 		}
 		free(r);
 	}
+	fflush(stdout);
+	ctl_others_note("emuverbs ps", s);
 	return 0;
 }
 
@@ -171,32 +182,43 @@ static char *request_of(const char *cmd, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct ctl_target t[256];
+	struct ctl_scope scope;
 	int fds[256], errs[256];
 	const char *cmd = argc > 1 ? argv[1] : "";
 	char *line, *r;
-	int i, n, status = 0;
+	int a, i, n, status = 0;
 	bool ok;
 
-	if (!strcmp(cmd, "ps"))
-		return argc == 2 ? ps() : (usage(stderr), 2);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;
 	}
-	if (argc < 3) {
+	if (ctl_scope_init(&scope, "emuverbs"))
+		return 2;
+	/* The jobs' options come before TARGET: what follows it is the
+	 * request's, a raw one's included. */
+	for (a = 2; a < argc; a++) {
+		i = ctl_scope_arg(&scope, "emuverbs", argc, argv, &a);
+		if (i < 0)
+			return 2;
+		if (!i)
+			break;
+	}
+	if (!strcmp(cmd, "ps"))
+		return a == argc ? ps(&scope) : (usage(stderr), 2);
+	if (a >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	line = request_of(cmd, argc - 3, argv + 3);
+	line = request_of(cmd, argc - a - 1, argv + a + 1);
 	if (!line) {
 		fprintf(stderr, "emuverbs %s: bad arguments\n", cmd);
 		usage(stderr);
 		return 2;
 	}
-	n = ctl_targets(argv[2], t, 256);
+	n = ctl_targets(argv[a], &scope, t, 256);
 	if (!n) {
-		fprintf(stderr, "emuverbs: no process of yours with an "
-			"emulated device open matches %s\n", argv[2]);
+		ctl_no_target("emuverbs", argv[a], &scope);
 		return 1;
 	}
 	/* Every target is asked before any answer is read: a port that

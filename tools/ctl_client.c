@@ -1,5 +1,6 @@
 /* The client side of the control socket that every emuverbs tool which
- * talks to running processes shares (tools/ctl.h). */
+ * talks to running processes shares (tools/ctl.h): which processes a
+ * TARGET names, in which jobs, and one request to one of them. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -15,21 +16,81 @@
 #include "emu/ctl.h"
 #include "tools/ctl.h"
 
-/* Whether target names the process pid whose command is comm. */
-static bool names(const char *target, unsigned long pid, const char *comm)
+const char ctl_scope_usage[] =
+	"  -A, --all-jobs  every process of yours, whatever its job\n"
+	"  --job NAME      the processes of job NAME\n"
+	"ps, all and a command name reach your job (EMUVERBS_JOB; each "
+	"emuverbs\nrun starts one unless it is set), a PID its process\n";
+
+int ctl_scope_init(struct ctl_scope *s, const char *prog)
+{
+	memset(s, 0, sizeof(*s));
+	if (emu_job_env(&s->job)) {
+		fprintf(stderr, "%s: EMUVERBS_JOB is not a job name (1 to %d "
+			"visible ASCII characters)\n", prog, EMU_JOB_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+int ctl_scope_set(struct ctl_scope *s, const char *prog, const char *name)
+{
+	if (s->chosen) {
+		fprintf(stderr, "%s: one --job or --all-jobs at most\n", prog);
+		return -1;
+	}
+	if (name && !emu_job_name_ok(name)) {
+		fprintf(stderr, "%s: --job %s: not a job name (1 to %d visible "
+			"ASCII characters)\n", prog, name, EMU_JOB_MAX);
+		return -1;
+	}
+	s->job = name;
+	s->all_jobs = !name;
+	s->chosen = true;
+	return 0;
+}
+
+int ctl_scope_arg(struct ctl_scope *s, const char *prog, int argc,
+		  char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-A") || !strcmp(a, "--all-jobs"))
+		return ctl_scope_set(s, prog, NULL) ? -1 : 1;
+	if (!strncmp(a, "--job=", 6))
+		return ctl_scope_set(s, prog, a + 6) ? -1 : 1;
+	if (strcmp(a, "--job"))
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: --job: a job name is missing\n", prog);
+		return -1;
+	}
+	++*i;
+	return ctl_scope_set(s, prog, argv[*i]) ? -1 : 1;
+}
+
+static bool is_pid(const char *target)
 {
 	const char *c;
 
-	if (!strcmp(target, "all") || !strcmp(target, comm))
-		return true;
 	for (c = target; isdigit((unsigned char)*c); c++)
 		;
-	return c != target && !*c && strtoul(target, NULL, 10) == pid;
+	return c != target && !*c;
 }
 
-int ctl_targets(const char *target, struct ctl_target *out, int max)
+/* Whether target names the process pid whose command is comm. */
+static bool names(const char *target, unsigned long pid, const char *comm)
 {
-	char dir[200], p[512], comm[64];
+	if (!strcmp(target, "all") || !strcmp(target, comm))
+		return true;
+	return is_pid(target) && strtoul(target, NULL, 10) == pid;
+}
+
+int ctl_targets(const char *target, struct ctl_scope *s,
+		struct ctl_target *out, int max)
+{
+	char dir[200], p[512], comm[64], job[EMU_JOB_MAX + 1];
+	bool by_pid = is_pid(target);
 	struct dirent *de;
 	unsigned long pid;
 	char *end;
@@ -37,6 +98,7 @@ int ctl_targets(const char *target, struct ctl_target *out, int max)
 	DIR *d;
 	FILE *f;
 
+	s->others = 0;
 	if (emu_ctl_dir(dir, sizeof(dir)))
 		return 0;
 	d = opendir(dir);
@@ -57,7 +119,17 @@ int ctl_targets(const char *target, struct ctl_target *out, int max)
 		}
 		if (!names(target, pid, comm))
 			continue;
+		/* Its job from the link beside its socket: another job's
+		 * processes are never even asked. */
+		if (emu_job_read(dir, pid, job, sizeof(job)) < 0)
+			continue;
+		if (!by_pid && !s->all_jobs &&
+		    strcmp(s->job ? s->job : "", job)) {
+			s->others++;
+			continue;
+		}
 		out[n].pid = (int)pid;
+		snprintf(out[n].job, sizeof(out[n].job), "%s", job);
 		snprintf(out[n].comm, sizeof(out[n].comm), "%s", comm);
 		if ((size_t)snprintf(out[n].path, sizeof(out[n].path),
 				     "%s/%.20s", dir, de->d_name) <
@@ -66,6 +138,30 @@ int ctl_targets(const char *target, struct ctl_target *out, int max)
 	}
 	closedir(d);
 	return n;
+}
+
+void ctl_others_note(const char *prog, const struct ctl_scope *s)
+{
+	if (s->others)
+		fprintf(stderr, "%s: %d process%s of yours in other jobs left "
+			"out: -A (--all-jobs) or --job NAME reaches them\n",
+			prog, s->others, s->others == 1 ? "" : "es");
+}
+
+void ctl_no_target(const char *prog, const char *target,
+		   const struct ctl_scope *s)
+{
+	fprintf(stderr, "%s: no process of yours with an emulated device "
+		"open matches %s", prog, target);
+	if (!s->all_jobs && !is_pid(target)) {
+		if (s->job)
+			fprintf(stderr, " in job %s", s->job);
+		else
+			fprintf(stderr, " outside any job (EMUVERBS_JOB is "
+				"unset; each emuverbs run starts a job)");
+	}
+	fputc('\n', stderr);
+	ctl_others_note(prog, s);
 }
 
 int ctl_send(const struct ctl_target *t, const char *line, int *err)

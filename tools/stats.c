@@ -56,6 +56,7 @@ static void usage(FILE *f)
 	      "  --count N      N samples, then exit\n"
 	      "  --json         one JSON object per sample and process\n",
 	      f);
+	fputs(ctl_scope_usage, f);
 }
 
 static void sample_free(struct sample *s)
@@ -297,9 +298,12 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "all-jobs", no_argument, NULL, 'A' },
+		{ "job", required_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl_target t[MAX_TARGETS];
+	struct ctl_scope scope;
 	struct sample prev[MAX_TARGETS] = { 0 }, cur;
 	char req[256], *end, *spec = NULL;
 	unsigned long qpn = 0, count = 0, taken;
@@ -308,8 +312,16 @@ int main(int argc, char **argv)
 	int c, i, n, rc = 0;
 	struct timespec ts;
 
-	while ((c = getopt_long(argc, argv, "q:w:c:jh", opts, NULL)) != -1) {
+	if (ctl_scope_init(&scope, "emuverbs stats"))
+		return 2;
+	while ((c = getopt_long(argc, argv, "q:w:c:jhA", opts, NULL)) != -1) {
 		switch (c) {
+		case 'A':
+		case 'J':
+			if (ctl_scope_set(&scope, "emuverbs stats",
+					  c == 'J' ? optarg : NULL))
+				return 2;
+			break;
 		case 'q':
 			if (!number(optarg, 0xffffff, &qpn)) {
 				fprintf(stderr, "emuverbs stats: --qp %s: not "
@@ -358,10 +370,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	n = ctl_targets(argv[optind], t, MAX_TARGETS);
+	n = ctl_targets(argv[optind], &scope, t, MAX_TARGETS);
 	if (!n) {
-		fprintf(stderr, "emuverbs stats: no process of yours with an "
-			"emulated device open matches %s\n", argv[optind]);
+		ctl_no_target("emuverbs stats", argv[optind], &scope);
 		return 1;
 	}
 	snprintf(req, sizeof(req), "stats%s%s", spec ? " " : "",

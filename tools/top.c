@@ -151,9 +151,10 @@ static double per_s(uint64_t now, uint64_t then, uint64_t dt_ns)
 }
 
 /* One screen: a header, the column names, a line per QP, each cut to
- * the terminal's width and no more lines than it has. */
-static void draw(const char *target, const struct rows *cur,
-		 const struct rows *prev, int answered)
+ * the terminal's width and no more lines than it has; with none, whether
+ * processes of other jobs were left out. */
+static void draw(const char *target, const struct ctl_scope *s,
+		 const struct rows *cur, const struct rows *prev, int answered)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	char line[512], clock[16];
@@ -196,6 +197,9 @@ static void draw(const char *target, const struct rows *cur,
 	if (!answered)
 		printf("no process of yours with an emulated device open "
 		       "matches %s\r\n", target);
+	if (!answered && s->others)
+		printf("%d of yours in other jobs left out: -A (--all-jobs) "
+		       "or --job NAME reaches them\r\n", s->others);
 	fflush(stdout);
 }
 
@@ -225,13 +229,21 @@ static void usage(FILE *f)
 	fputs("usage: emuverbs top TARGET [-d SECS] [-n COUNT]\n"
 	      "TARGET: a PID, a command name, or all\n"
 	      "  -d SECS   refresh every SECS seconds (1)\n"
-	      "  -n COUNT  COUNT refreshes, then exit\n"
-	      "keys: q quits\n", f);
+	      "  -n COUNT  COUNT refreshes, then exit\n", f);
+	fputs(ctl_scope_usage, f);
+	fputs("keys: q quits\n", f);
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "all-jobs", no_argument, NULL, 'A' },
+		{ "job", required_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ctl_target t[MAX_TARGETS];
+	struct ctl_scope scope;
 	struct rows cur = { 0 }, prev = { 0 }, tmp;
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long count = 0, shown;
@@ -242,8 +254,16 @@ int main(int argc, char **argv)
 	char *end;
 	int c, i, n, answered;
 
-	while ((c = getopt(argc, argv, "d:n:h")) != -1) {
+	if (ctl_scope_init(&scope, "emuverbs top"))
+		return 2;
+	while ((c = getopt_long(argc, argv, "d:n:hA", opts, NULL)) != -1) {
 		switch (c) {
+		case 'A':
+		case 'J':
+			if (ctl_scope_set(&scope, "emuverbs top",
+					  c == 'J' ? optarg : NULL))
+				return 2;
+			break;
 		case 'd':
 			errno = 0;
 			delay = strtod(optarg, &end);
@@ -297,10 +317,10 @@ int main(int argc, char **argv)
 		prev = cur;
 		cur = tmp;
 		cur.n = 0;
-		n = ctl_targets(argv[optind], t, MAX_TARGETS);
+		n = ctl_targets(argv[optind], &scope, t, MAX_TARGETS);
 		for (i = 0, answered = 0; i < n; i++)
 			answered += sample(&t[i], &cur);
-		draw(argv[optind], &cur, &prev, answered);
+		draw(argv[optind], &scope, &cur, &prev, answered);
 		if (count && shown + 1 >= count)
 			break;
 		/* Until the next refresh: keys, a resize redraws at once. */
@@ -318,7 +338,7 @@ int main(int argc, char **argv)
 			}
 			if (resized) {
 				resized = 0;
-				draw(argv[optind], &cur, &prev, answered);
+				draw(argv[optind], &scope, &cur, &prev, answered);
 			}
 		}
 	}

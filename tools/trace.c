@@ -45,6 +45,7 @@ static void usage(FILE *f)
 	      "  -t SECONDS       stop after SECONDS (else Ctrl-C, or COUNT)\n"
 	      "TARGET: a PID, a command name, or all; %p in FILE is the "
 	      "target's PID\n", f);
+	fputs(ctl_scope_usage, f);
 }
 
 /* name made absolute in buf, its directory resolved: 0, or -1 after a
@@ -163,7 +164,8 @@ int main(int argc, char **argv)
 	static char made[TARGETS_MAX][2][PATH_MAX];
 	struct timespec start, now, nap = { 0, POLL_NS };
 	struct sigaction sa = { .sa_handler = on_signal };
-	const char *target;
+	const char *target = NULL;
+	struct ctl_scope scope;
 	int i, n, status = 0;
 
 	if (argc > 1 &&
@@ -171,14 +173,20 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc < 3) {
-		usage(stderr);
+	if (ctl_scope_init(&scope, "emuverbs trace"))
 		return 2;
-	}
-	target = argv[1];
-	for (i = 2; i < argc; i++) {
+	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int r = ctl_scope_arg(&scope, "emuverbs trace", argc, argv, &i);
 
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (!target && o[0] != '-') {
+			target = o;
+			continue;
+		}
 		if (!v) {
 			fprintf(stderr, "emuverbs trace: %s: a value is "
 				"missing\n", o);
@@ -217,6 +225,10 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
+	if (!target) {
+		usage(stderr);
+		return 2;
+	}
 	if (!cap[0] && !ev[0]) {
 		fprintf(stderr, "emuverbs trace: nothing to do: give -w FILE "
 			"and/or --events FILE\n");
@@ -227,10 +239,9 @@ int main(int argc, char **argv)
 			"it needs -w FILE\n");
 		return 2;
 	}
-	n = ctl_targets(target, t, TARGETS_MAX);
+	n = ctl_targets(target, &scope, t, TARGETS_MAX);
 	if (!n) {
-		fprintf(stderr, "emuverbs trace: no process of yours with an "
-			"emulated device open matches %s\n", target);
+		ctl_no_target("emuverbs trace", target, &scope);
 		return 1;
 	}
 	if (n > 1 && ((cap[0] && !strstr(cap, "%p")) ||

@@ -107,7 +107,8 @@ wait_listen "$PORT" || bad "pingpong server listens" "$WORK/long.server"
 	>"$WORK/long.client" 2>&1 &
 cpid=$!
 i=0
-while [ "$(ls "$EMUVERBS_RUNTIME_DIR" | wc -l)" -lt 2 ] && [ $i -lt 100 ]
+while [ "$(ls "$EMUVERBS_RUNTIME_DIR" | grep -c '\.sock$')" -lt 2 ] &&
+	[ $i -lt 100 ]
 do
 	sleep 0.1
 	i=$((i + 1))

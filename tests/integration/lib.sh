@@ -13,6 +13,9 @@ export XDG_CONFIG_HOME="$WORK/xdg"
 # Control sockets of this script's programs in a directory of its own:
 # `emuverbs port all` must never reach another test's programs.
 export EMUVERBS_RUNTIME_DIR="$WORK/run"
+# One job for the script, the programs it runs and the commands that drive
+# them, as a CI script names its own (doc/control.md).
+export EMUVERBS_JOB="test-$$"
 unset EMUVERBS_NO_CONTROL
 passed=0
 failed=0

@@ -24,7 +24,8 @@ wait_listen "$PORT" || { bad "pingpong server listens" "$WORK/server"; }
 cpid=$!
 # Both processes answer on their sockets: PID.sock.
 i=0
-while [ "$(ls "$EMUVERBS_RUNTIME_DIR" | wc -l)" -lt 2 ] && [ $i -lt 100 ]
+while [ "$(ls "$EMUVERBS_RUNTIME_DIR" | grep -c '\.sock$')" -lt 2 ] &&
+	[ $i -lt 100 ]
 do
 	sleep 0.1
 	i=$((i + 1))

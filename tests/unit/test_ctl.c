@@ -1,9 +1,10 @@
-/* Unit tests for the control socket (emu/ctl.c, ctl_cmd.c, ctl_dir.c):
- * the private runtime directory and what it refuses, the reply buffer
- * and its allocation failure, the dispatch of bad requests, the server's
- * life with the device's (a socket of mode 0600 while a device is open,
- * gone after, stale ones removed), other users refused on their
- * credentials, and the commands on a live device. */
+/* Unit tests for the control socket (emu/ctl.c, ctl_cmd.c, ctl_dir.c,
+ * ctl_job.c): the private runtime directory and what it refuses, the
+ * reply buffer and its allocation failure, the dispatch of bad requests,
+ * the server's life with the device's (a socket of mode 0600 while a
+ * device is open, gone after, stale ones removed), the job link beside
+ * it, other users refused on their credentials, and the commands on a
+ * live device. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -261,6 +262,97 @@ START_TEST(t_server_bad_requests)
 }
 END_TEST
 
+/* ---- jobs --------------------------------------------------------------- */
+
+/* A job name is 1 to EMU_JOB_MAX visible ASCII characters, and the
+ * process's own is EMUVERBS_JOB's (none when unset or empty). */
+START_TEST(t_job_names)
+{
+	char n[EMU_JOB_MAX + 2];
+	const char *job = "x";
+
+	ck_assert(emu_job_name_ok("alpha"));
+	ck_assert(emu_job_name_ok("ci-77_x.y:z@h+1/2"));
+	ck_assert(!emu_job_name_ok(""));
+	ck_assert(!emu_job_name_ok("two words"));
+	ck_assert(!emu_job_name_ok("tab\there"));
+	ck_assert(!emu_job_name_ok("line\n"));
+	ck_assert(!emu_job_name_ok("del\x7f"));
+	ck_assert(!emu_job_name_ok("caf\xc3\xa9"));
+	memset(n, 'j', EMU_JOB_MAX);
+	n[EMU_JOB_MAX] = '\0';
+	ck_assert(emu_job_name_ok(n));
+	n[EMU_JOB_MAX] = 'j';
+	n[EMU_JOB_MAX + 1] = '\0';
+	ck_assert(!emu_job_name_ok(n));
+
+	unsetenv("EMUVERBS_JOB");
+	ck_assert_int_eq(emu_job_env(&job), 0);
+	ck_assert_ptr_null(job);
+	setenv("EMUVERBS_JOB", "", 1);
+	ck_assert_int_eq(emu_job_env(&job), 0);
+	ck_assert_ptr_null(job);
+	setenv("EMUVERBS_JOB", "two words", 1);
+	ck_assert_int_eq(emu_job_env(&job), -1);
+	ck_assert_ptr_null(job);
+	setenv("EMUVERBS_JOB", "alpha", 1);
+	ck_assert_int_eq(emu_job_env(&job), 0);
+	ck_assert_str_eq(job, "alpha");
+	unsetenv("EMUVERBS_JOB");
+}
+END_TEST
+
+/* In a job, PID.job beside the socket names it for as long as the socket
+ * lives; in none there is no link; a job name that is none gets no socket
+ * (rather than one outside its job); a stale link of a dead process goes
+ * when the next server starts; a link that is not a link names nobody's
+ * job. */
+START_TEST(t_job_link)
+{
+	char link[600], stale[600], job[EMU_JOB_MAX + 1], why[256];
+	unsigned long me = (unsigned long)getpid();
+	struct ibv_context *a;
+	struct stat st;
+
+	ck_assert_int_eq(emu_ctl_dir_make(dir, why, sizeof(why)), 0);
+	ck_assert_int_eq(emu_job_path(dir, me, stale, 8), -1);
+	ck_assert_int_eq(emu_job_path(dir, me, link, sizeof(link)), 0);
+	snprintf(stale, sizeof(stale), "%s/99999999.job", dir);
+	ck_assert_int_eq(symlink("gone", stale), 0);
+
+	setenv("EMUVERBS_JOB", "unit-job", 1);
+	a = open_default();
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(emu_job_read(dir, me, job, sizeof(job)), 1);
+	ck_assert_str_eq(job, "unit-job");
+	ck_assert_int_eq(lstat(stale, &st), -1);
+	ck_assert_int_eq(ibv_close_device(a), 0);
+	ck_assert_int_eq(lstat(link, &st), -1);
+	/* No socket and no link: gone. */
+	ck_assert_int_eq(emu_job_read(dir, me, job, sizeof(job)), -1);
+
+	unsetenv("EMUVERBS_JOB");
+	a = open_default();
+	ck_assert_str_ne(emu_ctl_path(), "");
+	ck_assert_int_eq(lstat(link, &st), -1);
+	ck_assert_int_eq(emu_job_read(dir, me, job, sizeof(job)), 0);
+	ck_assert_str_eq(job, "");
+	/* A file in the link's place is no job's. */
+	ck_assert_int_eq(close(open(link, O_CREAT | O_WRONLY, 0600)), 0);
+	ck_assert_int_eq(emu_job_read(dir, me, job, sizeof(job)), -1);
+	ck_assert_int_eq(ibv_close_device(a), 0);
+	ck_assert_int_eq(unlink(link), 0);
+
+	setenv("EMUVERBS_JOB", "two words", 1);
+	a = open_default();
+	ck_assert_str_eq(emu_ctl_path(), "");
+	ck_assert_int_eq(lstat(link, &st), -1);
+	ck_assert_int_eq(ibv_close_device(a), 0);
+	unsetenv("EMUVERBS_JOB");
+}
+END_TEST
+
 /* Another user is refused: by the directory's mode first, and by its
  * credentials when the directory and socket let it in (as root only:
  * the test needs a second uid). */
@@ -495,6 +587,8 @@ static Suite *ctl_suite(void)
 	tcase_add_test(tc, t_server_life);
 	tcase_add_test(tc, t_server_off);
 	tcase_add_test(tc, t_server_bad_requests);
+	tcase_add_test(tc, t_job_names);
+	tcase_add_test(tc, t_job_link);
 	tcase_add_test(tc, t_server_other_user);
 	tcase_add_test(tc, t_commands);
 	tcase_add_test(tc, t_close_races_commands);
