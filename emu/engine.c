@@ -115,8 +115,15 @@ int emu_engine_start(struct emu_engine **out)
 	e->wake.data = e;
 	ev_async_start(e->loop, &e->wake);
 	/* The engine thread takes no signals: the application's handlers
-	 * must run on its own threads, as they would with a real NIC. */
+	 * must run on its own threads, as they would with a real NIC. But
+	 * for its own faults: a SIGSEGV or SIGBUS raised by a blocked
+	 * thread kills the process at once, and the engine's access to a
+	 * page the application unmapped must come back as an error
+	 * (net/memguard.c). A kill() of the process goes to the main
+	 * thread first, which does not block them. */
 	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&e->thread, NULL, engine_main, e);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -21,6 +21,7 @@
 #include "emu/odp.h"
 #include "emu/pd.h"
 #include "emu/transport.h"
+#include "net/memguard.h"
 
 /* One key slot: a region's, or a window's (emu/mw.c). Readers (the engine)
  * only load the pointers; the tags are touched under the table lock when
@@ -604,6 +605,13 @@ int emu_mr_register(struct emu_pd *pd, void *addr, uint64_t length,
 				  "mapped%s", addr, (unsigned long long)length,
 				  access & WRITABLE_ACCESS ?
 				  " writable" : " readable");
+	/* From now on the application may unmap what it registered: an
+	 * access to such a page must fail, not kill (net/memguard.c). */
+	rc = emu_guard_install();
+	if (rc)
+		emu_log(EMU_LOG_VERBS, "ibv_reg_mr: no fault handler (%s): an "
+			"access to an unmapped page will kill the process",
+			strerror(rc));
 	return add_region(pd, addr, length, iova, access, NULL, out);
 }
 

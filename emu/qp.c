@@ -23,6 +23,7 @@
 #include "emu/transport.h"
 #include "emu/wr.h"
 #include "net/hdr.h"
+#include "net/memguard.h"
 #include "net/psn.h"
 
 /* QPNs start at a random point of the 24-bit space, as an HCA shared by
@@ -430,10 +431,21 @@ int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
 		if (rc)
 			return rc;
 		for (i = 0; i < n; i++) {
+			/* A page the application unmapped after registering
+			 * it is a bad local access, as a bad key is. */
 			if (to_sge)
-				memcpy(iov[i].iov_base, b, iov[i].iov_len);
+				rc = emu_guard_copy(iov[i].iov_base, b,
+						    iov[i].iov_len);
 			else
-				memcpy(b, iov[i].iov_base, iov[i].iov_len);
+				rc = emu_guard_copy(b, iov[i].iov_base,
+						    iov[i].iov_len);
+			if (rc) {
+				emu_log(EMU_LOG_XPORT, "qp 0x%06x: local "
+					"buffer %p not mapped: local "
+					"protection error", qp->qpn,
+					iov[i].iov_base);
+				return IBV_WC_LOC_PROT_ERR;
+			}
 			b += iov[i].iov_len;
 		}
 		off += got;

@@ -436,7 +436,8 @@ void emu_qp_check_drained(struct emu_qp *qp);
 
 /* Translate [off, off + len) of a scatter list into a copy to or from
  * buf; need is the IBV_ACCESS_* right required (LOCAL_WRITE to write).
- * 0, or the failing IBV_WC_* status (LOC_PROT_ERR / LOC_LEN_ERR). */
+ * 0, or the failing IBV_WC_* status (LOC_PROT_ERR / LOC_LEN_ERR);
+ * LOC_PROT_ERR too for a page of the region no longer mapped. */
 int emu_sge_copy(struct emu_qp *qp, const struct ibv_sge *sge,
 		 uint32_t num_sge, uint32_t off, void *buf, uint32_t len,
 		 bool to_sge);

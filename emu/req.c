@@ -129,7 +129,7 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 	struct iovec pay[EMU_UDP_TX_PIECES];
 	unsigned int np;
 	uint8_t op, tclass;
-	int rc;
+	int rc = 0;
 
 	if (emu_wr_reads(w->opcode)) {
 		nps = npkts(w->length - off, qp->mtu);
@@ -230,11 +230,18 @@ static bool send_one(struct emu_qp *qp, struct emu_swqe *w)
 			"packet lost", qp->qpn, qp->type == IBV_QPT_UD ?
 			w->ah->attr.dlid : qp->attr.ah_attr.dlid);
 	else if (np)
-		emu_tx_packet_parts(qp, src, dst, tclass, buf,
-				    wire_op_hdr_len(op), pay, np, n);
+		rc = emu_tx_packet_parts(qp, src, dst, tclass, buf,
+					 wire_op_hdr_len(op), pay, np, n);
 	else
 		emu_tx_packet(qp, src, dst, tclass, buf,
 			      wire_op_hdr_len(op) + n + pad);
+	if (np && rc) {
+		/* Its source was unmapped after registration: a bad local
+		 * access, found as the data is gathered (rxe's requester
+		 * fails the WQE with LOC_PROT_ERR when its copy fails). */
+		w->status = IBV_WC_LOC_PROT_ERR;
+		return false;
+	}
 	emu_cc_sent(qp, emu_link_wire_len(wire_op_hdr_len(op) + n + pad +
 					  ICRC_LEN, IN6_IS_ADDR_V4MAPPED(dst)));
 

@@ -13,6 +13,7 @@
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "net/memguard.h"
 #include "net/psn.h"
 
 /* What handling one request packet came to. */
@@ -27,9 +28,25 @@ enum resp_res {
 	R_PLAIN,	/* TM: no tag involved, place it as any SEND */
 };
 
+static void nak_error(struct emu_qp *qp, uint32_t psn, enum resp_res r);
+
 static uint32_t dest_qpn(struct emu_qp *qp)
 {
 	return qp->attr.dest_qp_num;
+}
+
+/*
+ * The key was good but a page behind it is gone: the application unmapped
+ * it after registering it. A NIC reports a page it cannot reach as rxe
+ * reports a copy into or out of a region that fails: an rkey violation,
+ * answered with a remote access error NAK (doc/semantics.md).
+ */
+static enum resp_res unmapped(struct emu_qp *qp, const char *what,
+			      uint64_t va)
+{
+	emu_log(EMU_LOG_XPORT, "qp 0x%06x: %s at va %#llx: page not mapped: "
+		"remote access error", qp->qpn, what, (unsigned long long)va);
+	return R_NAK_ACC;
 }
 
 /* Answers travel on the requester's transport: an XRC target answers
@@ -398,7 +415,8 @@ static enum resp_res do_write(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 					IBV_ACCESS_REMOTE_WRITE,
 					&p) != EMU_MR_OK)
 			return R_NAK_ACC;
-		memcpy(p, wire_payload(pkt->w.hdr), len);
+		if (emu_guard_copy(p, wire_payload(pkt->w.hdr), len))
+			return unmapped(qp, "RDMA WRITE", r->w_va + r->w_off);
 	}
 	r->w_off += len;
 	if (w)
@@ -436,9 +454,11 @@ static struct emu_rd_res *res_find(struct emu_qp *qp, uint32_t psn,
 	return NULL;
 }
 
-/* Send READ responses for [va, va + len) starting at psn. */
-static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
-		       uint32_t len)
+/* Send READ responses for [va, va + len) starting at psn. Returns how
+ * many went out: fewer than the READ's packets when a page of the region
+ * was not mapped (the first not sent is the one that met it). */
+static uint32_t read_reply(struct emu_qp *qp, uint32_t psn,
+			   const uint8_t *src, uint32_t len)
 {
 	uint32_t n = len ? (len + qp->mtu - 1) / qp->mtu : 1;
 	uint32_t i, off = 0;
@@ -468,11 +488,14 @@ static void read_reply(struct emu_qp *qp, uint32_t psn, const uint8_t *src,
 		 * has no region behind it (src is NULL). */
 		piece = (struct iovec){ chunk ? (uint8_t *)src + off : NULL,
 					chunk };
-		emu_tx_packet_parts(qp, &qp->src, &qp->dest, resp_tclass(qp),
-				    buf, wire_op_hdr_len(op), &piece,
-				    chunk ? 1 : 0, chunk);
+		if (emu_tx_packet_parts(qp, &qp->src, &qp->dest,
+					resp_tclass(qp), buf,
+					wire_op_hdr_len(op), &piece,
+					chunk ? 1 : 0, chunk))
+			return i;
 		off += chunk;
 	}
+	return n;
 }
 
 static enum resp_res read_checked(struct emu_qp *qp, uint64_t va,
@@ -498,7 +521,7 @@ static enum resp_res do_read(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	struct emu_rd_res *res;
 	const uint8_t *src;
 	enum resp_res rc;
-	uint32_t n;
+	uint32_t n, sent;
 
 	if (!qp->attr.max_dest_rd_atomic)
 		return R_NAK_INV;
@@ -508,6 +531,18 @@ static enum resp_res do_read(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	if (rc != R_ANSWERED)
 		return rc;
 	n = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	emu_resp_ack_now(qp);
+	qp->resp.msn = (qp->resp.msn + 1) & WIRE_MSN_MASK;
+	sent = read_reply(qp, pkt->psn, src, len);
+	if (sent < n) {
+		/* As rxe's read_reply: the response that meets the missing
+		 * page is an rkey violation at its own PSN; the READ did
+		 * not complete, so it spends no MSN. */
+		qp->resp.msn = (qp->resp.msn - 1) & WIRE_MSN_MASK;
+		unmapped(qp, "RDMA READ", va + sent * qp->mtu);
+		nak_error(qp, psn_add(pkt->psn, sent), R_NAK_ACC);
+		return R_ANSWERED;
+	}
 	res = res_new(qp);
 	res->kind = EMU_RES_READ;
 	res->first_psn = pkt->psn;
@@ -515,9 +550,6 @@ static enum resp_res do_read(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	res->va = va;
 	res->rkey = rkey;
 	res->len = len;
-	emu_resp_ack_now(qp);
-	qp->resp.msn = (qp->resp.msn + 1) & WIRE_MSN_MASK;
-	read_reply(qp, pkt->psn, src, len);
 	qp->resp.psn = psn_add(pkt->psn, n);
 	return R_ANSWERED;
 }
@@ -539,7 +571,6 @@ static enum resp_res do_atomic(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 {
 	uint64_t va = atmeth_va(pkt->w.hdr), orig;
 	struct emu_rd_res *res;
-	uint64_t *t;
 	uint8_t *p;
 
 	if (!qp->attr.max_dest_rd_atomic)
@@ -554,16 +585,11 @@ static enum resp_res do_atomic(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return R_NAK_ACC;
 	/* Atomic against the CPU too: the application may be spinning on
 	 * the word. The engine thread serialises this HCA's atomics. */
-	t = (uint64_t *)(void *)p;
-	if ((pkt->opcode & 0x1f) == WIRE_OPB_CMP_SWAP) {
-		orig = atmeth_compare(pkt->w.hdr);
-		__atomic_compare_exchange_n(t, &orig,
-					    atmeth_swap_add(pkt->w.hdr), false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	} else {
-		orig = __atomic_fetch_add(t, atmeth_swap_add(pkt->w.hdr),
-					  __ATOMIC_SEQ_CST);
-	}
+	if (emu_guard_atomic((uint64_t *)(void *)p,
+			     (pkt->opcode & 0x1f) == WIRE_OPB_CMP_SWAP,
+			     atmeth_compare(pkt->w.hdr),
+			     atmeth_swap_add(pkt->w.hdr), &orig))
+		return unmapped(qp, "atomic", va);
 	res = res_new(qp);
 	res->kind = EMU_RES_ATOMIC;
 	res->first_psn = res->last_psn = pkt->psn;
@@ -599,6 +625,8 @@ static void duplicate(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		if (read_checked(qp, va, res->rkey, len, &src) != R_ANSWERED)
 			return;
 		emu_resp_ack_now(qp);
+		/* A page gone since stops the answer here, silently, as a
+		 * key gone since does above. */
 		read_reply(qp, pkt->psn, src, len);
 	} else if (flags & WIRE_F_ATOMIC) {
 		res = res_find(qp, pkt->psn, EMU_RES_ATOMIC);

@@ -14,6 +14,7 @@
 #include "emu/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "net/memguard.h"
 #include "net/psn.h"
 
 /* How long after an application thread last looked at a port's socket in
@@ -420,11 +421,11 @@ void emu_transport_flush_device(struct emu_device *dev)
 	emu_transport_flush(emu_transport_of(dev));
 }
 
-void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
-			 const struct in6_addr *dst, uint8_t tclass,
-			 uint8_t *buf, uint32_t hdr_len,
-			 const struct iovec *pay, unsigned int npay,
-			 uint32_t pay_len)
+int emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
+			const struct in6_addr *dst, uint8_t tclass,
+			uint8_t *buf, uint32_t hdr_len,
+			const struct iovec *pay, unsigned int npay,
+			uint32_t pay_len)
 {
 	struct emu_tport *tp = qp->tp;
 	uint16_t sport = emu_udp_sport(&tp->udp, qp->sock);
@@ -433,14 +434,13 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	uint8_t ph[ICRC_PSEUDO_MAX];
 	struct emu_cnt_pkt cp;
 	uint32_t crc;
-	unsigned int i;
 	size_t iplen;
 
 	if (!tp->open)
-		return;
+		return 0;
 	if (atomic_load(&tp->port->state) != IBV_PORT_ACTIVE) {
 		tp->cnt.tx_port_down++;
-		return;
+		return 0;
 	}
 	if (!tp->udp.any)
 		src = &tp->udp.local;
@@ -459,8 +459,14 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	}
 	crc = icrc_start(ph, iplen, ph + iplen, buf);
 	crc = icrc_update(crc, buf + WIRE_BTH_LEN, hdr_len - WIRE_BTH_LEN);
-	for (i = 0; i < npay; i++)
-		crc = icrc_update(crc, pay[i].iov_base, pay[i].iov_len);
+	/* The first touch of the region's pages: one the application has
+	 * unmapped fails the packet here, before anything is counted or
+	 * queued (a NIC's DMA read of a page it cannot reach). */
+	if (npay && emu_guard_icrc(&crc, pay, npay)) {
+		emu_log(EMU_LOG_XPORT, "qp 0x%06x: payload at %p not mapped: "
+			"packet not sent", qp->qpn, pay[0].iov_base);
+		return EFAULT;
+	}
 	memset(buf + hdr_len, 0, pad);
 	crc = icrc_update(crc, buf + hdr_len, pad);
 	icrc_put(buf + hdr_len + pad, crc);
@@ -477,6 +483,7 @@ void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 		emu_link_send(&tp->link, emu_now_ns(), qp->sock, src, dst,
 			      tp->port->ep.port, tclass, buf, hdr_len, pay,
 			      npay, pad + ICRC_LEN);
+	return 0;
 }
 
 void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,

@@ -119,11 +119,13 @@ void emu_tx_packet(struct emu_qp *qp, const struct in6_addr *src,
  * ICRC after them. The pieces are read when the port's batch is flushed,
  * so they must be memory that cannot change or go before that: a region
  * leaves the device only after a flush (emu/mr.c), and only a reliable
- * QP's send buffer stays untouched until the peer has acknowledged it. */
-void emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
-			 const struct in6_addr *dst, uint8_t tclass,
-			 uint8_t *buf, uint32_t hdr_len,
-			 const struct iovec *pay, unsigned int npay,
-			 uint32_t pay_len);
+ * QP's send buffer stays untouched until the peer has acknowledged it.
+ * 0, or EFAULT with nothing sent when a piece's page is not mapped (the
+ * application unmapped it after registering it). */
+int emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
+			const struct in6_addr *dst, uint8_t tclass,
+			uint8_t *buf, uint32_t hdr_len,
+			const struct iovec *pay, unsigned int npay,
+			uint32_t pay_len);
 
 #endif

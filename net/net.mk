@@ -1,12 +1,14 @@
 # net/: the wire (opcode table, header accessors, PSN arithmetic, ICRC),
 # the UDP side (endpoints, batched I/O) and the capture of what it sends
-# and receives (pcap through libpcap, pcapng of our own), built as one
-# convenience library.
+# and receives (pcap through libpcap, pcapng of our own), and the guarded
+# access to application memory that the transport and the UDP side share,
+# built as one convenience library.
 libemunet_la_SOURCES = \
 	net/opcode.c net/opcode.h \
 	net/hdr.h \
 	net/psn.h \
 	net/icrc.c net/icrc.h \
+	net/memguard.c net/memguard.h \
 	net/endpoint.c net/endpoint.h \
 	net/udp.c net/udp.h \
 	net/pcapng.c net/pcapng.h \

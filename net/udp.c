@@ -15,6 +15,7 @@
 
 #include "net/capture.h"
 #include "net/icrc.h"
+#include "net/memguard.h"
 #include "net/udp.h"
 
 /* Room for the ancillary data one datagram may bring: packet info, TTL and
@@ -912,15 +913,21 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 		i = (unsigned int)ur->tx_cur;
 		buf = ur->tx_buf + (size_t)i * EMU_UDP_BUF;
 		/* The kernel reads the data when it gets to the request, so
-		 * nothing outside the buffer may be left to change. */
+		 * nothing outside the buffer may be left to change. A piece
+		 * of a region whose page the application has unmapped since
+		 * its ICRC was made loses the datagram, as a lost packet. */
 		if (npay) {
 			uint8_t *d = buf + hdr_len;
 
 			memmove(d + (len - hdr_len - tail_len), d, tail_len);
 			for (at = 0; at < npay; at++) {
-				if (pay[at].iov_len)
-					memcpy(d, pay[at].iov_base,
-					       pay[at].iov_len);
+				if (pay[at].iov_len &&
+				    emu_guard_copy(d, pay[at].iov_base,
+						   pay[at].iov_len)) {
+					u->tx_dropped++;
+					u->tx_note = 0;
+					return;	/* the slot stays handed out */
+				}
 				d += pay[at].iov_len;
 			}
 		}
@@ -1064,11 +1071,16 @@ static void mmsg_gso(struct emu_udp *u, unsigned int g, unsigned int k,
 }
 
 /* The datagrams of send g into the capture: segment t of a GSO send has
- * IPv4 identification t. A send the kernel refused is there too, noted. */
+ * IPv4 identification t. A send the kernel refused is there too, noted,
+ * unless it refused it for a payload page that is gone (EFAULT): the
+ * capture would read that page too. */
 static void cap_mmsg(struct emu_udp *u, unsigned int g, unsigned int sock,
 		     int err)
 {
 	unsigned int t, k = u->tx_gfirst[g];
+
+	if (err == EFAULT)
+		return;
 
 	for (t = 0; t < u->tx_gsegs[g]; t++, k++) {
 		uint32_t note = u->tx_notes[k];
@@ -1102,9 +1114,11 @@ static void mmsg_send(struct emu_udp *u, unsigned int sock, unsigned int ng)
 				cap_mmsg(u, g, sock, err);
 			/* Dropped like lost packets: the reliable transport
 			 * retransmits them. A kernel or device that cannot
-			 * segment (EIO) gets no more GSO sends. */
+			 * segment (EIO) gets no more GSO sends; EFAULT is a
+			 * payload page the application unmapped after the
+			 * ICRC was made, not the segmentation's fault. */
 			u->tx_dropped += u->tx_gsegs[g];
-			if (u->tx_gsegs[g] > 1 && u->gso) {
+			if (u->tx_gsegs[g] > 1 && u->gso && err != EFAULT) {
 				u->gso = false;
 				fprintf(stderr, "emuverbs: UDP GSO send failed "
 					"(%s): sending datagram by datagram\n",

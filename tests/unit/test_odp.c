@@ -55,18 +55,6 @@ static void fx_close(struct odp_fx *f)
 	ck_assert_int_eq(ibv_close_device(f->ctx), 0);
 }
 
-static void expect_status(struct ibv_cq *cq, uint64_t id,
-			  enum ibv_wc_status st)
-{
-	struct ibv_wc wc;
-
-	wait_wc(cq, &wc, 5000);
-	ck_assert_msg(wc.status == st, "wr %llu: %s, expected %s",
-		      (unsigned long long)wc.wr_id,
-		      ibv_wc_status_str(wc.status), ibv_wc_status_str(st));
-	ck_assert_uint_eq(wc.wr_id, id);
-}
-
 /* ---- capabilities and registration ------------------------------------- */
 
 START_TEST(t_odp_caps_reported)

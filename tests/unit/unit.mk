@@ -38,7 +38,7 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi \
 	tests/unit/test_qp_sem tests/unit/test_odp tests/unit/test_cq_ts \
-	tests/unit/test_pdom
+	tests/unit/test_pdom tests/unit/test_unmapped
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview tests/unit/test_plot
@@ -157,6 +157,7 @@ tests_unit_test_qp_sem_LDADD = $(API_LIBS)
 tests_unit_test_odp_LDADD = $(API_LIBS)
 tests_unit_test_cq_ts_LDADD = $(API_LIBS)
 tests_unit_test_pdom_LDADD = $(API_LIBS)
+tests_unit_test_unmapped_LDADD = $(API_LIBS)
 
 tests_unit_test_mad_LDADD = libtestlib.la libemucm.la $(CHECK_LIBS)
 

@@ -83,6 +83,17 @@ void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 	ck_abort_msg("no completion within %d ms", ms);
 }
 
+void expect_status(struct ibv_cq *cq, uint64_t id, enum ibv_wc_status st)
+{
+	struct ibv_wc wc;
+
+	wait_wc(cq, &wc, 5000);
+	ck_assert_msg(wc.status == st, "wr %llu: %s, expected %s",
+		      (unsigned long long)wc.wr_id,
+		      ibv_wc_status_str(wc.status), ibv_wc_status_str(st));
+	ck_assert_uint_eq(wc.wr_id, id);
+}
+
 void expect_no_wc(struct ibv_cq *cq, int ms)
 {
 	double end = now_ms() + ms;

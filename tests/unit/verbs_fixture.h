@@ -5,6 +5,7 @@
 #define EMU_VERBS_FIXTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <infiniband/verbs.h>
 
@@ -25,6 +26,10 @@ double now_ms(void);
 
 /* One completion into *wc within ms milliseconds, or fail the test. */
 void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+
+/* The next completion on cq, within 5 s: wr id's, with status st, or
+ * fail the test (naming the status it has and the one expected). */
+void expect_status(struct ibv_cq *cq, uint64_t id, enum ibv_wc_status st);
 
 /* No completion on cq for ms milliseconds, or fail the test. */
 void expect_no_wc(struct ibv_cq *cq, int ms);
