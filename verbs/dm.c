@@ -10,6 +10,7 @@
 #include "emu/mr.h"
 #include "emu/pd.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 /* The rights a region on device memory may have (mlx5_reg_dm_mr's
@@ -26,6 +27,8 @@ static int check_copy(struct ibv_dm *dm, uint64_t off, size_t len,
 {
 	struct emu_dm *d = to_emu_dm(dm);
 
+	if (verbs_ctx_live(dm->context, verb))
+		return EIO;
 	if (off > d->length || len > d->length - off)
 		return emu_refuse(EFAULT, "%s: [%llu, +%zu) outside the "
 				  "%llu-byte DM", verb,
@@ -81,6 +84,9 @@ struct ibv_dm *emu_verbs_alloc_dm(struct ibv_context *context,
 	if (!context || !attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_dm: context "
 					     "or attr is NULL"));
+	rc = verbs_ctx_live(context, "ibv_alloc_dm");
+	if (rc)
+		return verbs_null(rc);
 	if (attr->comp_mask)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_dm: comp_mask "
 					     "%#x, none is defined",
@@ -109,6 +115,8 @@ int emu_verbs_free_dm(struct ibv_dm *dm)
 {
 	if (!dm)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_free_dm: dm is NULL"));
+	if (verbs_ctx_live(dm->context, "ibv_free_dm"))
+		return verbs_ret(EIO);
 	return verbs_ret(emu_dm_free(to_emu_dm(dm)));
 }
 
@@ -131,6 +139,10 @@ struct ibv_mr *emu_verbs_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 	if (!pd || !dm)
 		return verbs_null(emu_refuse(EINVAL, "ibv_reg_dm_mr: pd or dm "
 					     "is NULL"));
+	/* The kernel's UVERBS_METHOD_DM_MR_REG finds the PD by handle. */
+	rc = verbs_obj_find(NULL, pd, EMU_OBJ_PD, "ibv_reg_dm_mr", "pd");
+	if (rc)
+		return verbs_null(rc);
 	d = to_emu_dm(dm);
 	if (access & ~(unsigned int)DM_MR_ACCESS)
 		return verbs_null(emu_refuse(EINVAL, "ibv_reg_dm_mr: access "
