@@ -27,8 +27,6 @@ static int check_copy(struct ibv_dm *dm, uint64_t off, size_t len,
 {
 	struct emu_dm *d = to_emu_dm(dm);
 
-	if (verbs_ctx_live(dm->context, verb))
-		return EIO;
 	if (off > d->length || len > d->length - off)
 		return emu_refuse(EFAULT, "%s: [%llu, +%zu) outside the "
 				  "%llu-byte DM", verb,
@@ -75,6 +73,11 @@ void emu_verbs_dm_set_copy(struct ibv_dm *dm)
  * allocation: no bytes (EINVAL), an alignment beyond the device's
  * (EINVAL), no room left (ENOMEM).
  */
+/*
+ * A fork() child may allocate, use and free device memory on a context it
+ * inherited (rdma-core's multi-process DM test does): it is memory only,
+ * the child's copy, and needs no engine (doc/semantics.md).
+ */
 struct ibv_dm *emu_verbs_alloc_dm(struct ibv_context *context,
 				  struct ibv_alloc_dm_attr *attr)
 {
@@ -84,9 +87,6 @@ struct ibv_dm *emu_verbs_alloc_dm(struct ibv_context *context,
 	if (!context || !attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_dm: context "
 					     "or attr is NULL"));
-	rc = verbs_ctx_live(context, "ibv_alloc_dm");
-	if (rc)
-		return verbs_null(rc);
 	if (attr->comp_mask)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_dm: comp_mask "
 					     "%#x, none is defined",
@@ -115,8 +115,6 @@ int emu_verbs_free_dm(struct ibv_dm *dm)
 {
 	if (!dm)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_free_dm: dm is NULL"));
-	if (verbs_ctx_live(dm->context, "ibv_free_dm"))
-		return verbs_ret(EIO);
 	return verbs_ret(emu_dm_free(to_emu_dm(dm)));
 }
 
