@@ -19,7 +19,7 @@ enum emu_obj_type {
 	EMU_OBJ_MR,
 	EMU_OBJ_MW,
 	EMU_OBJ_AH,
-	EMU_OBJ_XRCD,			/* by address only: no handle field */
+	EMU_OBJ_XRCD,		/* by address only: no handle field */
 };
 
 /*
