@@ -73,15 +73,19 @@ static struct ptr_slot *ptr_find(const void *obj)
 	return NULL;
 }
 
-/* Enter obj (not there yet) into ptr, of mask + 1 slots with room. */
-static void ptr_put(struct ptr_slot *ptr, uint32_t mask,
+/* Enter obj (not there yet) into ptr, of mask + 1 slots with room:
+ * whether it took a tombstone's place. */
+static bool ptr_put(struct ptr_slot *ptr, uint32_t mask,
 		    const struct ptr_slot *e)
 {
 	uint32_t i = ptr_hash(e->obj) & mask;
+	bool tomb;
 
 	while (ptr[i].obj && ptr[i].obj != TOMB)
 		i = (i + 1) & mask;
+	tomb = ptr[i].obj == TOMB;
 	ptr[i] = *e;
+	return tomb;
 }
 
 static void ptr_drop(struct ptr_slot *s)
@@ -170,7 +174,8 @@ static void enter_ptr(const struct emu_context *ctx,
 	 * path is right) now holds the new object: the new one wins. */
 	if (old)
 		ptr_drop(old);
-	ptr_put(tab.ptr, tab.mask, &e);
+	if (ptr_put(tab.ptr, tab.mask, &e))
+		tab.ptr_tombs--;
 	tab.ptr_live++;
 }
 
