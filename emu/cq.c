@@ -427,6 +427,13 @@ int emu_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 				   "%p", num_entries, (void *)wc);
 		return -EINVAL;
 	}
+	/* A fork() child's copy of the parent's CQ: no lock of it is
+	 * taken, which a parent's thread may have held at the fork. */
+	if (emu_ctx_inherited(emu_ctx(ibcq->context))) {
+		errno = emu_refuse(EIO, "ibv_poll_cq: the CQ is the parent "
+				   "process's: a fork() child cannot use it");
+		return -EIO;
+	}
 	if (!num_entries)
 		return 0;
 again:
@@ -521,6 +528,11 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 		errno = emu_refuse(EINVAL, "ibv_start_poll: attr->comp_mask "
 				   "%#x, none is defined", attr->comp_mask);
 		return EINVAL;
+	}
+	if (emu_ctx_inherited(emu_ctx(ibcq->context))) {
+		errno = emu_refuse(EIO, "ibv_start_poll: the CQ is the parent "
+				   "process's: a fork() child cannot use it");
+		return EIO;
 	}
 	consumer_lock(cq);
 	err = atomic_load_explicit(&cq->error, memory_order_acquire);

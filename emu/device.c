@@ -14,6 +14,7 @@
 #include "emu/device.h"
 #include "emu/ctl.h"
 #include "emu/inject.h"
+#include "emu/log.h"
 #include "emu/engine.h"
 #include "emu/handle.h"
 #include "emu/mr.h"
@@ -318,6 +319,7 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 	}
 	dev->cfg = *cfg;
 	dev->index = index;
+	atomic_init(&dev->busy_gen, EMU_FORK_NONE);
 	dev->nports = cfg->nports;
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_cond_init(&dev->ctl_done, NULL);
@@ -506,13 +508,27 @@ static void engine_down(struct emu_device *dev)
 	emu_transport_stop(dev);
 	emu_engine_stop(dev->engine);
 	dev->engine = NULL;
+	atomic_store(&dev->busy_gen, EMU_FORK_NONE);
 }
 
 struct emu_context *emu_context_open(struct emu_device *dev)
 {
-	struct emu_context *ctx = calloc(1, sizeof(*ctx));
+	struct emu_context *ctx;
+	unsigned int busy;
 	int rc;
 
+	/* Checked before dev->lock, which a thread of the parent may have
+	 * held when it forked: the child never takes it. */
+	emu_fork_watch();
+	busy = atomic_load(&dev->busy_gen);
+	if (busy != EMU_FORK_NONE && emu_fork_inherited(busy)) {
+		errno = emu_refuse(EIO, "ibv_open_device: %s is open in the "
+				   "parent process, whose engine and sockets "
+				   "it runs on: a fork() child cannot open "
+				   "it", dev->ibdev.name);
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
 		errno = ENOMEM;
 		return NULL;
@@ -524,6 +540,7 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 		return NULL;
 	}
 	ctx->dev = dev;
+	ctx->fork_gen = emu_fork_gen;
 	pthread_mutex_lock(&dev->lock);
 	if (!dev->open_count) {
 		rc = engine_up(dev);
@@ -535,6 +552,7 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 			errno = -rc;
 			return NULL;
 		}
+		atomic_store(&dev->busy_gen, emu_fork_gen);
 	}
 	dev->open_count++;
 	/* Processes sharing one view each show themselves when they open

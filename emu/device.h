@@ -5,12 +5,14 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
 #include "emu/async.h"
 #include "emu/config.h"
+#include "emu/fork.h"
 #include "emu/gid.h"
 #include "emu/numtab.h"
 #include "emu/subnet.h"
@@ -45,10 +47,19 @@ struct emu_port {
 /* Per-open state: what ibv_open_device returns, through vctx.context. */
 struct emu_context {
 	struct verbs_context vctx;	/* must stay first: see emu_ctx() */
+	unsigned int fork_gen;		/* emu_fork_gen when opened */
 	struct emu_device *dev;
 	struct emu_async async;
 	struct emu_context *next;	/* dev->contexts list */
 };
+
+/* Whether ctx is the parent's, inherited by this fork() child: a verb on
+ * it fails with EIO and sends nothing (emu/fork.h). One compare, for the
+ * data path. */
+static inline bool emu_ctx_inherited(const struct emu_context *ctx)
+{
+	return emu_fork_inherited(ctx->fork_gen);
+}
 
 struct emu_device {
 	struct ibv_device ibdev;	/* handed out by ibv_get_device_list */
@@ -71,6 +82,10 @@ struct emu_device {
 	struct emu_context *contexts;
 	unsigned int open_count;
 	struct emu_engine *engine;
+	/* The fork generation whose engine runs the device, EMU_FORK_NONE
+	 * while none does: a fork() child cannot open a device its parent
+	 * had open (the engine, the sockets are the parent's). */
+	_Atomic unsigned int busy_gen;
 	/* Control commands acting on the device (emu/ctl.h): the last close
 	 * waits for them before it stops the engine. */
 	unsigned int ctl_holds;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "emu/device.h"
+#include "emu/handle.h"
 #include "emu/log.h"
 #include "emu/pdom.h"
 
@@ -39,8 +40,11 @@ int emu_pdom_alloc(struct emu_context *ctx, struct emu_pd *pd,
 {
 	struct emu_pdom *d = calloc(1, sizeof(*d));
 
-	if (!d)
+	/* Found by its address as the PD it stands for (emu/handle.h). */
+	if (!d || emu_handle_alias_add(ctx, EMU_OBJ_PD, &d->pd.ibv)) {
+		free(d);
 		return ENOMEM;
+	}
 	d->pd.ctx = ctx;
 	d->pd.kind = EMU_PD_PARENT;
 	d->pd.real = pd;
@@ -69,6 +73,7 @@ int emu_pdom_free(struct emu_pdom *d)
 	emu_pd_put(d->pd.real);
 	if (d->td)
 		atomic_fetch_sub(&d->td->users, 1);
+	emu_handle_alias_remove(&d->pd.ibv);
 	free(d);
 	return 0;
 }

@@ -386,8 +386,11 @@ int emu_xrcd_open(struct emu_context *ctx,
 		return emu_refuse(EBADF, "ibv_open_xrcd: fd %d is no open "
 				  "file", attr->fd);
 	x = calloc(1, sizeof(*x));
-	if (!x)
+	/* Found by its address (emu/handle.h): it has no handle field. */
+	if (!x || emu_handle_alias_add(ctx, EMU_OBJ_XRCD, &x->ibv)) {
+		free(x);
 		return ENOMEM;
+	}
 	pthread_mutex_lock(&xrcd_lock);
 	if (inode) {
 		for (dom = xrcd_list; dom; dom = dom->next)
@@ -423,6 +426,7 @@ int emu_xrcd_open(struct emu_context *ctx,
 		dom->opens++;
 	pthread_mutex_unlock(&xrcd_lock);
 	if (rc) {
+		emu_handle_alias_remove(&x->ibv);
 		free(x);
 		return rc;
 	}
@@ -444,6 +448,7 @@ int emu_xrcd_close(struct emu_xrcd *x)
 	}
 	if (--dom->opens) {
 		pthread_mutex_unlock(&xrcd_lock);
+		emu_handle_alias_remove(&x->ibv);
 		free(x);
 		return 0;
 	}
@@ -455,6 +460,7 @@ int emu_xrcd_close(struct emu_xrcd *x)
 	}
 	pthread_mutex_unlock(&xrcd_lock);
 	free(dom);
+	emu_handle_alias_remove(&x->ibv);
 	free(x);
 	return 0;
 }

@@ -4,6 +4,7 @@
 
 #include "emu/device.h"
 #include "emu/log.h"
+#include "verbs/handle.h"
 
 int ibv_get_async_event(struct ibv_context *context,
 			struct ibv_async_event *event)
@@ -11,6 +12,11 @@ int ibv_get_async_event(struct ibv_context *context,
 	if (!context || !event) {
 		errno = emu_refuse(EINVAL, "ibv_get_async_event: context or "
 				   "event is NULL");
+		return -1;
+	}
+	/* The parent's events never come here: nothing to wait for. */
+	if (verbs_ctx_live(context, "ibv_get_async_event")) {
+		errno = EIO;
 		return -1;
 	}
 	return emu_async_pop(&emu_ctx(context)->async, event);

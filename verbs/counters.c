@@ -16,6 +16,7 @@
 #include "emu/log.h"
 #include "emu/qp.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 /* One attach point: where in the values a description is summed. */
@@ -61,6 +62,8 @@ struct ibv_counters *emu_verbs_create_counters(struct ibv_context *context,
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_counters: "
 					     "NULL %s", context ? "init_attr" :
 					     "context"));
+	if (verbs_ctx_live(context, "ibv_create_counters"))
+		return verbs_null(EIO);
 	if (a->comp_mask)
 		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_create_counters: "
 					     "comp_mask 0x%x", a->comp_mask));
@@ -79,6 +82,8 @@ int emu_verbs_destroy_counters(struct ibv_counters *counters)
 	if (!counters)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_counters: "
 					    "NULL counters"));
+	if (verbs_ctx_live(counters->context, "ibv_destroy_counters"))
+		return verbs_ret(EIO);
 	pthread_mutex_lock(&c->lock);
 	if (c->bound) {
 		pthread_mutex_unlock(&c->lock);
@@ -158,6 +163,8 @@ int emu_verbs_read_counters(struct ibv_counters *counters, uint64_t *values,
 		return verbs_ret(emu_refuse(EINVAL, "ibv_read_counters: %s "
 					    "0x%x", counters ? "flags" :
 					    "NULL counters, flags", flags));
+	if (verbs_ctx_live(counters->context, "ibv_read_counters"))
+		return verbs_ret(EIO);
 	pthread_mutex_lock(&c->lock);
 	/* The kernel's uverbs: counters no flow uses have nothing to read. */
 	if (!c->bound || n < c->nvalues || (!values && n)) {
@@ -241,7 +248,11 @@ struct ibv_flow *emu_verbs_create_flow(struct ibv_qp *qp,
 	if (!qp || !a)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_flow: NULL "
 					     "%s", qp ? "flow_attr" : "qp"));
-	rc = count_only(qp, a, &c);
+	/* The kernel's command goes through write(): EINVAL for a QP its
+	 * handle does not name. */
+	rc = verbs_obj_find_wr(NULL, qp, EMU_OBJ_QP, "ibv_create_flow", "qp");
+	if (!rc)
+		rc = count_only(qp, a, &c);
 	if (rc)
 		return verbs_null(rc);
 	f = calloc(1, sizeof(*f));
@@ -275,6 +286,8 @@ int emu_verbs_destroy_flow(struct ibv_flow *flow)
 	if (!flow)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_flow: NULL "
 					    "flow"));
+	if (verbs_ctx_live(flow->context, "ibv_destroy_flow"))
+		return verbs_ret(EIO);
 	c = f->c;
 	pthread_mutex_lock(&c->lock);
 	/* What it counted stays in the counters. */

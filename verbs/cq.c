@@ -25,6 +25,9 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 	if (!context)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_comp_channel: "
 					     "context is NULL"));
+	rc = verbs_ctx_live(context, "ibv_create_comp_channel");
+	if (rc)
+		return verbs_null(rc);
 	rc = emu_comp_channel_create(emu_ctx(context), &ch);
 	if (rc)
 		return verbs_null(-rc);
@@ -38,6 +41,8 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	if (!channel)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_comp_channel: "
 					    "channel is NULL"));
+	if (verbs_ctx_live(channel->context, "ibv_destroy_comp_channel"))
+		return verbs_ret(EIO);
 	rc = -emu_comp_channel_destroy(to_emu_channel(channel));
 	if (rc == EBUSY)
 		emu_log(EMU_LOG_VERBS, "ibv_destroy_comp_channel: CQs still "
@@ -55,6 +60,11 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 				   "cq_context is NULL");
 		return -1;
 	}
+	/* The parent's engine, which would signal it, is not here. */
+	if (verbs_ctx_live(channel->context, "ibv_get_cq_event")) {
+		errno = EIO;
+		return -1;
+	}
 	if (emu_comp_channel_get(to_emu_channel(channel), &ecq))
 		return -1;
 	*cq = emu_cq_ibv(ecq);
@@ -65,7 +75,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 /* As rdma-core: the count ibv_destroy_cq waits on, under the CQ's mutex. */
 void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
-	if (!cq)
+	if (!cq || verbs_obj_live(cq, EMU_OBJ_CQ, "ibv_ack_cq_events", "cq"))
 		return;
 	pthread_mutex_lock(&cq->mutex);
 	cq->comp_events_completed += nevents;
@@ -77,6 +87,10 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 static int check_common(struct ibv_context *context, uint32_t cqe,
 			struct ibv_comp_channel *channel, uint32_t comp_vector)
 {
+	int rc = verbs_ctx_live(context, "ibv_create_cq");
+
+	if (rc)
+		return rc;
 	if (cqe < 1 || cqe > max_cqe(context))
 		return emu_refuse(EINVAL, "ibv_create_cq: cqe %u not in "
 				  "1..max_cqe %u", cqe, max_cqe(context));
@@ -178,6 +192,13 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 	 * allocators; anything else given there is EINVAL, as on mlx5
 	 * (mlx5_create_cq_ex: to_mparent_domain() NULL). */
 	if (ia->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		if (!ia->parent_domain)
+			return verbs_null(emu_refuse(EINVAL,
+				"ibv_create_cq_ex: parent_domain is NULL"));
+		rc = verbs_obj_live(ia->parent_domain, EMU_OBJ_PD,
+				    "ibv_create_cq_ex", "parent_domain");
+		if (rc)
+			return verbs_null(rc);
 		attr.pdom = emu_pdom_of(ia->parent_domain);
 		if (!attr.pdom || ia->parent_domain->context != context)
 			return verbs_null(emu_refuse(EINVAL,
@@ -201,6 +222,11 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	if (!cq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_resize_cq: cq is "
 					    "NULL"));
+	/* The kernel's command goes through write(): EINVAL for any CQ
+	 * its handle does not name. */
+	rc = verbs_obj_find_wr(NULL, cq, EMU_OBJ_CQ, "ibv_resize_cq", "cq");
+	if (rc)
+		return verbs_ret(rc);
 	if (cqe < 1 || (uint32_t)cqe > max_cqe(cq->context))
 		return verbs_ret(emu_refuse(EINVAL, "ibv_resize_cq: cqe %d "
 					    "not in 1..max_cqe %u", cqe,
@@ -232,8 +258,8 @@ int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	if (!cq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_req_notify_cq: cq is "
 					    "NULL"));
-	rc = verbs_obj_find_wr(cq->context, cq->handle, EMU_OBJ_CQ, cq,
-			       "ibv_req_notify_cq", "cq");
+	rc = verbs_obj_find_wr(NULL, cq, EMU_OBJ_CQ, "ibv_req_notify_cq",
+			       "cq");
 	if (rc)
 		return verbs_ret(rc);
 	return emu_cq_req_notify(cq, solicited_only);
@@ -246,8 +272,7 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	if (!cq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_cq: cq is "
 					    "NULL"));
-	rc = verbs_obj_find(cq->context, cq->handle, EMU_OBJ_CQ, cq,
-			    "ibv_destroy_cq", "cq");
+	rc = verbs_obj_find(NULL, cq, EMU_OBJ_CQ, "ibv_destroy_cq", "cq");
 	if (rc)
 		return verbs_ret(rc);
 	rc = -emu_cq_destroy(to_emu_cq(cq));

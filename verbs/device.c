@@ -96,6 +96,20 @@ int ibv_close_device(struct ibv_context *context)
 				   "NULL");
 		return -1;
 	}
+	/* A fork() child closing what it inherited (at exit, say) lets go
+	 * of its own copy of the descriptor and nothing else: the engine,
+	 * the sockets, the objects and their files are the parent's, as
+	 * closing an inherited uverbs descriptor leaves the parent's
+	 * context alone. */
+	if (emu_ctx_inherited(emu_ctx(context))) {
+		emu_log(EMU_LOG_VERBS, "ibv_close_device: the context is the "
+			"parent process's: only this process's descriptor is "
+			"closed");
+		if (context->cmd_fd >= 0)
+			close(context->cmd_fd);
+		context->cmd_fd = -1;
+		return 0;
+	}
 	pthread_mutex_destroy(&context->mutex);
 	emu_import_family_leave(emu_ctx(context));
 	if (context->cmd_fd >= 0)

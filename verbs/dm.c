@@ -10,6 +10,7 @@
 #include "emu/mr.h"
 #include "emu/pd.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 /* The rights a region on device memory may have (mlx5_reg_dm_mr's
@@ -72,6 +73,11 @@ void emu_verbs_dm_set_copy(struct ibv_dm *dm)
  * allocation: no bytes (EINVAL), an alignment beyond the device's
  * (EINVAL), no room left (ENOMEM).
  */
+/*
+ * A fork() child may allocate, use and free device memory on a context it
+ * inherited (rdma-core's multi-process DM test does): it is memory only,
+ * the child's copy, and needs no engine (doc/semantics.md).
+ */
 struct ibv_dm *emu_verbs_alloc_dm(struct ibv_context *context,
 				  struct ibv_alloc_dm_attr *attr)
 {
@@ -131,6 +137,10 @@ struct ibv_mr *emu_verbs_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 	if (!pd || !dm)
 		return verbs_null(emu_refuse(EINVAL, "ibv_reg_dm_mr: pd or dm "
 					     "is NULL"));
+	/* The kernel's UVERBS_METHOD_DM_MR_REG finds the PD by handle. */
+	rc = verbs_obj_find(NULL, pd, EMU_OBJ_PD, "ibv_reg_dm_mr", "pd");
+	if (rc)
+		return verbs_null(rc);
 	d = to_emu_dm(dm);
 	if (access & ~(unsigned int)DM_MR_ACCESS)
 		return verbs_null(emu_refuse(EINVAL, "ibv_reg_dm_mr: access "

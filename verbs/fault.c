@@ -12,6 +12,7 @@
 #include "emu/log.h"
 #include "emu/transport.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 
 int emuverbs_fault_add(struct ibv_context *ctx, const char *rules,
 		       char *err, size_t errlen)
@@ -23,6 +24,8 @@ int emuverbs_fault_add(struct ibv_context *ctx, const char *rules,
 		return verbs_ret(emu_refuse(EINVAL, "emuverbs_fault_add: "
 					    "NULL %s", ctx ? "rules" :
 					    "context"));
+	if (verbs_ctx_live(ctx, "emuverbs_fault_add"))
+		return verbs_ret(EIO);
 	rc = emu_inject_add(emu_ctx(ctx)->dev, rules, why, sizeof(why));
 	if (rc)
 		emu_log(EMU_LOG_VERBS, "emuverbs_fault_add: %s", why);
@@ -37,6 +40,8 @@ int emuverbs_fault_del(struct ibv_context *ctx, const char *name)
 		return verbs_ret(emu_refuse(EINVAL, "emuverbs_fault_del: "
 					    "NULL %s", ctx ? "name" :
 					    "context"));
+	if (verbs_ctx_live(ctx, "emuverbs_fault_del"))
+		return verbs_ret(EIO);
 	return verbs_ret(emu_inject_del(emu_ctx(ctx)->dev, name));
 }
 
@@ -73,6 +78,10 @@ int emuverbs_fault_list(struct ibv_context *ctx, char *buf, size_t len)
 
 	if (!ctx) {
 		errno = emu_refuse(EINVAL, "emuverbs_fault_list: NULL context");
+		return -1;
+	}
+	if (verbs_ctx_live(ctx, "emuverbs_fault_list")) {
+		errno = EIO;
 		return -1;
 	}
 	c.dev = emu_ctx(ctx)->dev;

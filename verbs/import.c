@@ -17,6 +17,7 @@
 #include "emu/mr.h"
 #include "emu/pd.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/import.h"
 #include "verbs/ops.h"
 
@@ -118,6 +119,8 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 	if (!context)
 		return verbs_null(emu_refuse(EINVAL, "ibv_import_pd: context "
 					     "is NULL"));
+	if (verbs_ctx_live(context, "ibv_import_pd"))
+		return verbs_null(EIO);
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return verbs_null(ENOMEM);
@@ -128,6 +131,11 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 		return verbs_null(emu_refuse(ENOENT, "ibv_import_pd: no PD "
 					     "with handle %u in the context's "
 					     "command file", pd_handle));
+	}
+	/* Found by its address as the PD it stands for (emu/handle.h). */
+	if (emu_handle_alias_add(emu_ctx(context), EMU_OBJ_PD, &pd->ibv)) {
+		free(pd);
+		return verbs_null(ENOMEM);
 	}
 	pd->ctx = emu_ctx(context);
 	pd->kind = EMU_PD_IMPORTED;
@@ -142,13 +150,17 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
  * a parent domain's or a PD's memory under its owner: EINVAL there). */
 void ibv_unimport_pd(struct ibv_pd *pd)
 {
-	struct emu_pd *p = pd ? emu_pd_self(pd) : NULL;
+	struct emu_pd *p;
 
-	if (!p || p->kind != EMU_PD_IMPORTED) {
+	if (!pd || verbs_obj_live(pd, EMU_OBJ_PD, "ibv_unimport_pd", "pd"))
+		return;
+	p = emu_pd_self(pd);
+	if (p->kind != EMU_PD_IMPORTED) {
 		emu_log(EMU_LOG_VERBS, "ibv_unimport_pd: not an imported PD");
 		return;
 	}
 	emu_pd_put(p->real);
+	emu_handle_alias_remove(pd);
 	free(p);
 }
 
@@ -172,6 +184,7 @@ int emu_verbs_pd_free(struct emu_pd *pd)
 			emu_pd_get(real);
 			return rc;
 		}
+		emu_handle_alias_remove(&pd->ibv);
 		free(pd);
 		return 0;
 	}
@@ -203,6 +216,9 @@ struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 	if (!pd)
 		return verbs_null(emu_refuse(EINVAL, "ibv_import_mr: pd is "
 					     "NULL"));
+	rc = verbs_obj_live(pd, EMU_OBJ_PD, "ibv_import_mr", "pd");
+	if (rc)
+		return verbs_null(rc);
 	rc = emu_import_mr_info(emu_ctx(pd->context), mr_handle, &info);
 	if (rc)
 		return verbs_null(emu_refuse(rc, "ibv_import_mr: no MR with "
@@ -211,6 +227,12 @@ struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return verbs_null(ENOMEM);
+	/* Found by its address as an MR (emu/handle.h). */
+	if (emu_handle_alias_add(emu_ctx(pd->context), EMU_OBJ_MR,
+				 &mr->ibv)) {
+		free(mr);
+		return verbs_null(ENOMEM);
+	}
 	mr->imported = true;
 	mr->ibv.context = pd->context;
 	mr->ibv.pd = pd;
@@ -224,10 +246,13 @@ struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 
 void ibv_unimport_mr(struct ibv_mr *mr)
 {
-	if (!mr || !to_emu_mr(mr)->imported) {
+	if (!mr || verbs_obj_live(mr, EMU_OBJ_MR, "ibv_unimport_mr", "mr"))
+		return;
+	if (!to_emu_mr(mr)->imported) {
 		emu_log(EMU_LOG_VERBS, "ibv_unimport_mr: not an imported MR");
 		return;
 	}
+	emu_handle_alias_remove(mr);
 	free(to_emu_mr(mr));
 }
 
@@ -242,8 +267,10 @@ int emu_verbs_imported_mr_dereg(struct ibv_mr *mr)
 		return emu_refuse(rc, "ibv_dereg_mr: the imported MR's region "
 				  "is gone");
 	rc = emu_mr_deregister(real);
-	if (!rc)
+	if (!rc) {
+		emu_handle_alias_remove(mr);
 		free(to_emu_mr(mr));
+	}
 	return rc;
 }
 
@@ -257,6 +284,8 @@ struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
 	if (!context)
 		return verbs_null(emu_refuse(EINVAL, "ibv_import_dm: context "
 					     "is NULL"));
+	if (verbs_ctx_live(context, "ibv_import_dm"))
+		return verbs_null(EIO);
 	rc = emu_dm_import(emu_ctx(context), dm_handle, &dm);
 	if (rc)
 		return verbs_null(rc);

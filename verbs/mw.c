@@ -22,8 +22,7 @@ struct ibv_mw *emu_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 					     "NULL"));
 	/* The kernel's command goes through write(): EINVAL for any PD
 	 * its handle does not name. */
-	rc = verbs_obj_find_wr(pd->context, pd->handle, EMU_OBJ_PD, pd,
-			       "ibv_alloc_mw", "pd");
+	rc = verbs_obj_find_wr(NULL, pd, EMU_OBJ_PD, "ibv_alloc_mw", "pd");
 	if (!rc)
 		rc = emu_mw_alloc(to_emu_pd(pd), type, &mw);
 	if (rc)
@@ -40,8 +39,7 @@ int emu_verbs_dealloc_mw(struct ibv_mw *mw)
 	if (!mw)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_mw: mw is "
 					    "NULL"));
-	rc = verbs_obj_find(mw->context, mw->handle, EMU_OBJ_MW, mw,
-			    "ibv_dealloc_mw", "mw");
+	rc = verbs_obj_find(NULL, mw, EMU_OBJ_MW, "ibv_dealloc_mw", "mw");
 	if (rc)
 		return verbs_ret(rc);
 	emu_mw_dealloc(to_emu_mw(mw));
@@ -61,10 +59,22 @@ int emu_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	struct ibv_send_wr wr;
 	int rc;
 
-	if (!qp || !mw || !mw_bind || qp->context != mw->context)
+	if (!qp || !mw || !mw_bind)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_bind_mw: qp, mw or "
-					    "mw_bind NULL, or of two "
-					    "contexts"));
+					    "mw_bind NULL"));
+	/* Not the data path's every post: the QP, the window and the
+	 * region are looked up before anything behind them is read. */
+	rc = verbs_obj_find(NULL, qp, EMU_OBJ_QP, "ibv_bind_mw", "qp");
+	if (!rc)
+		rc = verbs_obj_find(NULL, mw, EMU_OBJ_MW, "ibv_bind_mw", "mw");
+	if (!rc && mw_bind->bind_info.mr)
+		rc = verbs_obj_live(mw_bind->bind_info.mr, EMU_OBJ_MR,
+				    "ibv_bind_mw", "bind_info.mr");
+	if (rc)
+		return verbs_ret(rc);
+	if (qp->context != mw->context)
+		return verbs_ret(emu_refuse(EINVAL, "ibv_bind_mw: qp and mw "
+					    "of two contexts"));
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = mw_bind->wr_id;
 	wr.opcode = IBV_WR_BIND_MW;

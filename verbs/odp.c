@@ -6,6 +6,7 @@
 #include "emu/odp.h"
 #include "emu/pd.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 /*
@@ -19,9 +20,15 @@ int emu_verbs_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			uint32_t flags, struct ibv_sge *sg_list,
 			uint32_t num_sge)
 {
+	int rc;
+
 	if (!pd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_advise_mr: pd is "
 					    "NULL"));
+	/* UVERBS_METHOD_ADVISE_MR finds the PD by handle first. */
+	rc = verbs_obj_find(NULL, pd, EMU_OBJ_PD, "ibv_advise_mr", "pd");
+	if (rc)
+		return verbs_ret(rc);
 	if (!num_sge)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_advise_mr: num_sge "
 					    "is 0"));

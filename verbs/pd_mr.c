@@ -62,10 +62,14 @@ static int check_access(unsigned int access, const char *verb)
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
 	struct emu_pd *pd;
+	int rc;
 
 	if (!context)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_pd: context "
 					     "is NULL"));
+	rc = verbs_ctx_live(context, "ibv_alloc_pd");
+	if (rc)
+		return verbs_null(rc);
 	pd = emu_pd_alloc(emu_ctx(context));
 	if (!pd)
 		return NULL;
@@ -88,8 +92,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	 * for) in its context, or the call ends here. A parent domain goes
 	 * as itself, not as the PD it stands for; an import takes the PD
 	 * with it (verbs/import.c). */
-	rc = verbs_obj_find(pd->context, pd->handle, EMU_OBJ_PD, pd,
-			    "ibv_dealloc_pd", "pd");
+	rc = verbs_obj_find(NULL, pd, EMU_OBJ_PD, "ibv_dealloc_pd", "pd");
 	if (rc)
 		return verbs_ret(rc);
 	if (emu_pdom_of(pd))
@@ -111,8 +114,8 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	else
 		rc = check_access(access, "ibv_reg_mr");
 	if (!rc)
-		rc = verbs_obj_find_wr(pd->context, pd->handle, EMU_OBJ_PD, pd,
-				       "ibv_reg_mr", "pd");
+		rc = verbs_obj_find_wr(NULL, pd, EMU_OBJ_PD, "ibv_reg_mr",
+				       "pd");
 	if (rc)
 		return verbs_null(rc);
 	/* As rdma-core: the range is marked for fork handling first, and
@@ -148,43 +151,69 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
  * What the return codes promise (ibv_rereg_mr(3)):
  * IBV_REREG_MR_ERR_INPUT: an argument is wrong and the MR is untouched:
  *   unknown or no flags, CHANGE_TRANSLATION without addr or length,
- *   access bits without CHANGE_ACCESS, bad access bits, CHANGE_PD without
- *   a PD of the MR's context;
+ *   access bits without CHANGE_ACCESS, bad access bits, an mr that is no
+ *   live MR (ENOENT: deregistered, freed, garbage; EIO: the parent's, in
+ *   a fork() child), an imported MR, CHANGE_PD without a PD of the MR's
+ *   context;
  * IBV_REREG_MR_ERR_CMD: the change itself failed (a range that is not
  *   mapped or wraps); the MR's keys no longer work, as on a real HCA, and
  *   it must still be deregistered;
  * the fork codes: marking the new range or unmarking the old one failed.
- * rdma-core lets flags 0 and bad access bits reach the kernel, which makes
- * them ERR_CMD; we catch them first, so the MR stays usable and the code
- * says so.
+ * rdma-core lets flags 0, bad access bits and a dead MR's handle reach the
+ * kernel, which makes them ERR_CMD; we catch them first, so the code says
+ * the MR is as it was (a dead one is not to be deregistered again).
  */
+static int rereg_check(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t length, int access)
+{
+	int rc;
+
+	if (!mr)
+		return emu_refuse(EINVAL, "ibv_rereg_mr: mr is NULL");
+	if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		return emu_refuse(EINVAL, "ibv_rereg_mr: flags %#x: none, or "
+				  "unknown bits", flags);
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length))
+		return emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_TRANSLATION "
+				  "without addr or length");
+	if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))
+		return emu_refuse(EINVAL, "ibv_rereg_mr: access %#x without "
+				  "IBV_REREG_MR_CHANGE_ACCESS", access);
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		rc = check_access((unsigned int)access, "ibv_rereg_mr");
+		if (rc)
+			return rc;
+	}
+	/* The kernel's command finds the MR by handle (ENOENT when it is
+	 * gone); an import is not a region of this context's own. */
+	rc = verbs_obj_live(mr, EMU_OBJ_MR, "ibv_rereg_mr", "mr");
+	if (rc)
+		return rc;
+	if (to_emu_mr(mr)->imported)
+		return emu_refuse(EINVAL, "ibv_rereg_mr: an imported MR");
+	rc = verbs_obj_find(NULL, mr, EMU_OBJ_MR, "ibv_rereg_mr", "mr");
+	if (rc || !(flags & IBV_REREG_MR_CHANGE_PD))
+		return rc;
+	/* The new PD through write()'s lookup: EINVAL for anything else. */
+	if (!pd)
+		return emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_PD without a "
+				  "pd");
+	rc = verbs_obj_find_wr(mr->context, pd, EMU_OBJ_PD, "ibv_rereg_mr",
+			       "pd");
+	if (!rc && pd->context != mr->context)
+		rc = emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_PD with a pd of "
+				"another context");
+	return rc;
+}
+
 int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		 size_t length, int access)
 {
 	void *old_addr;
 	size_t old_len;
-	int rc = 0;
+	int rc;
 
-	if (!mr)
-		rc = emu_refuse(EINVAL, "ibv_rereg_mr: mr is NULL");
-	else if (to_emu_mr(mr)->imported)
-		rc = emu_refuse(EINVAL, "ibv_rereg_mr: an imported MR");
-	else if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
-		rc = emu_refuse(EINVAL, "ibv_rereg_mr: flags %#x: none, or "
-				"unknown bits", flags);
-	else if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) &&
-		 (!addr || !length))
-		rc = emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_TRANSLATION "
-				"without addr or length");
-	else if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))
-		rc = emu_refuse(EINVAL, "ibv_rereg_mr: access %#x without "
-				"IBV_REREG_MR_CHANGE_ACCESS", access);
-	else if (flags & IBV_REREG_MR_CHANGE_ACCESS)
-		rc = check_access((unsigned int)access, "ibv_rereg_mr");
-	if (!rc && (flags & IBV_REREG_MR_CHANGE_PD) &&
-	    (!pd || pd->context != mr->context))
-		rc = emu_refuse(EINVAL, "ibv_rereg_mr: CHANGE_PD without a pd "
-				"of the MR's context");
+	rc = rereg_check(mr, flags, pd, addr, length, access);
 	if (rc) {
 		errno = rc;
 		return IBV_REREG_MR_ERR_INPUT;
@@ -229,12 +258,14 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!mr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dereg_mr: mr is "
 					    "NULL"));
+	rc = verbs_obj_live(mr, EMU_OBJ_MR, "ibv_dereg_mr", "mr");
+	if (rc)
+		return verbs_ret(rc);
 	/* As the kernel: deregistering an import deregisters the region
 	 * (found by its handle in the family, verbs/import.c). */
 	if (to_emu_mr(mr)->imported)
 		return verbs_ret(emu_verbs_imported_mr_dereg(mr));
-	rc = verbs_obj_find(mr->context, mr->handle, EMU_OBJ_MR, mr,
-			    "ibv_dereg_mr", "mr");
+	rc = verbs_obj_find(NULL, mr, EMU_OBJ_MR, "ibv_dereg_mr", "mr");
 	if (rc)
 		return verbs_ret(rc);
 	addr = mr->addr;
@@ -258,8 +289,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	if (!pd || !attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_ah: pd or "
 					     "attr is NULL"));
-	rc = verbs_obj_find_wr(pd->context, pd->handle, EMU_OBJ_PD, pd,
-			       "ibv_create_ah", "pd");
+	rc = verbs_obj_find_wr(NULL, pd, EMU_OBJ_PD, "ibv_create_ah", "pd");
 	if (!rc)
 		rc = emu_ah_create(to_emu_pd(pd), attr, &ah);
 	if (rc)
@@ -275,8 +305,7 @@ int ibv_destroy_ah(struct ibv_ah *ah)
 	if (!ah)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_ah: ah is "
 					    "NULL"));
-	rc = verbs_obj_find(ah->context, ah->handle, EMU_OBJ_AH, ah,
-			    "ibv_destroy_ah", "ah");
+	rc = verbs_obj_find(NULL, ah, EMU_OBJ_AH, "ibv_destroy_ah", "ah");
 	if (rc)
 		return verbs_ret(rc);
 	emu_ah_destroy(to_emu_ah(ah));
@@ -308,9 +337,15 @@ struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
 {
 	struct ibv_ah_attr attr;
 
+	int rc;
+
 	if (!pd)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_ah_from_wc: "
 					     "pd is NULL"));
+	rc = verbs_obj_find_wr(NULL, pd, EMU_OBJ_PD, "ibv_create_ah_from_wc",
+			       "pd");
+	if (rc)
+		return verbs_null(rc);
 	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
 		return NULL;
 	return ibv_create_ah(pd, &attr);

@@ -8,6 +8,7 @@
 #include "emu/log.h"
 #include "emu/pdom.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 #include "verbs/ops.h"
 
 #define PDOM_MASK_KNOWN                                                   \
@@ -25,6 +26,9 @@ struct ibv_td *emu_verbs_alloc_td(struct ibv_context *context,
 	if (!context || !init_attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_td: context "
 					     "or init_attr is NULL"));
+	rc = verbs_ctx_live(context, "ibv_alloc_td");
+	if (rc)
+		return verbs_null(rc);
 	if (init_attr->comp_mask)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_td: comp_mask "
 					     "%#x, none is defined",
@@ -41,6 +45,8 @@ int emu_verbs_dealloc_td(struct ibv_td *td)
 	if (!td)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_dealloc_td: td is "
 					    "NULL"));
+	if (verbs_ctx_live(td->context, "ibv_dealloc_td"))
+		return verbs_ret(EIO);
 	return verbs_ret(emu_td_free(to_emu_td(td)));
 }
 
@@ -65,6 +71,12 @@ emu_verbs_alloc_parent_domain(struct ibv_context *context,
 	if (!attr->pd)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_parent_domain: "
 					     "attr->pd is NULL"));
+	rc = verbs_ctx_live(context, "ibv_alloc_parent_domain");
+	if (!rc)
+		rc = verbs_obj_live(attr->pd, EMU_OBJ_PD,
+				    "ibv_alloc_parent_domain", "pd");
+	if (rc)
+		return verbs_null(rc);
 	if (attr->comp_mask & ~(uint32_t)PDOM_MASK_KNOWN)
 		return verbs_null(emu_refuse(EINVAL, "ibv_alloc_parent_domain: "
 					     "comp_mask %#x has unknown bits",

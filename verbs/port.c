@@ -10,6 +10,7 @@
 #include "emu/log.h"
 #include "emu/transport.h"
 #include "verbs/err.h"
+#include "verbs/handle.h"
 
 int emuverbs_port_set(struct ibv_context *ctx, uint8_t port_num,
 		      const char *settings, char *err, size_t errlen)
@@ -22,6 +23,8 @@ int emuverbs_port_set(struct ibv_context *ctx, uint8_t port_num,
 		return verbs_ret(emu_refuse(EINVAL, "emuverbs_port_set: NULL "
 					    "%s", ctx ? "settings" :
 					    "context"));
+	if (verbs_ctx_live(ctx, "emuverbs_port_set"))
+		return verbs_ret(EIO);
 	port = emu_device_port(emu_ctx(ctx)->dev, port_num);
 	if (!port)
 		return verbs_ret(emu_refuse(EINVAL, "emuverbs_port_set: no "
@@ -73,6 +76,11 @@ int emuverbs_port_counters(struct ibv_context *ctx, uint8_t port_num,
 	if (!ctx || !emu_device_port(emu_ctx(ctx)->dev, port_num)) {
 		errno = emu_refuse(EINVAL, "emuverbs_port_counters: %s",
 				   ctx ? "no such port" : "NULL context");
+		return -1;
+	}
+	/* The parent's engine, which would answer, is not in this one. */
+	if (verbs_ctx_live(ctx, "emuverbs_port_counters")) {
+		errno = EIO;
 		return -1;
 	}
 	c.dev = emu_ctx(ctx)->dev;

@@ -1,6 +1,7 @@
 /* Front end of queue pairs: argument checks and errno conventions of the
  * QP verbs and of posting; the QP itself lives in emu/qp.c. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -61,17 +62,45 @@ static int find_parts(struct ibv_context *context,
 
 	if (init->qp_type == IBV_QPT_XRC_RECV)
 		return 0;
-	rc = verbs_obj_find(context, init->pd->handle, EMU_OBJ_PD, init->pd,
-			    verb, "pd");
+	rc = verbs_obj_find(context, init->pd, EMU_OBJ_PD, verb, "pd");
 	if (!rc && init->send_cq)
-		rc = verbs_obj_find(context, init->send_cq->handle, EMU_OBJ_CQ,
-				    init->send_cq, verb, "send_cq");
+		rc = verbs_obj_find(context, init->send_cq, EMU_OBJ_CQ, verb,
+				    "send_cq");
 	if (!rc && init->recv_cq && init->qp_type != IBV_QPT_XRC_SEND)
-		rc = verbs_obj_find(context, init->recv_cq->handle, EMU_OBJ_CQ,
-				    init->recv_cq, verb, "recv_cq");
+		rc = verbs_obj_find(context, init->recv_cq, EMU_OBJ_CQ, verb,
+				    "recv_cq");
 	if (!rc && init->srq && init->qp_type != IBV_QPT_XRC_SEND)
-		rc = verbs_obj_find(context, init->srq->handle, EMU_OBJ_SRQ,
-				    init->srq, verb, "srq");
+		rc = verbs_obj_find(context, init->srq, EMU_OBJ_SRQ, verb,
+				    "srq");
+	return rc;
+}
+
+/*
+ * Before anything behind the parts is read (their contexts, the SRQ's
+ * type): each must be a live object of its kind, by address alone. The
+ * same parts as find_parts() and the checks of emu/qp_attr.c look at.
+ */
+static int parts_live(const struct ibv_qp_init_attr_ex *init)
+{
+	static const char verb[] = "ibv_create_qp";
+	bool xrc_send = init->qp_type == IBV_QPT_XRC_SEND;
+	int rc = 0;
+
+	if (init->qp_type == IBV_QPT_XRC_RECV)
+		return (init->comp_mask & IBV_QP_INIT_ATTR_XRCD) &&
+		       init->xrcd ?
+		       verbs_obj_live(init->xrcd, EMU_OBJ_XRCD, verb,
+				      "xrcd") : 0;
+	if ((init->comp_mask & IBV_QP_INIT_ATTR_PD) && init->pd)
+		rc = verbs_obj_live(init->pd, EMU_OBJ_PD, verb, "pd");
+	if (!rc && init->send_cq)
+		rc = verbs_obj_live(init->send_cq, EMU_OBJ_CQ, verb,
+				    "send_cq");
+	if (!rc && init->recv_cq && !xrc_send)
+		rc = verbs_obj_live(init->recv_cq, EMU_OBJ_CQ, verb,
+				    "recv_cq");
+	if (!rc && init->srq && !xrc_send)
+		rc = verbs_obj_live(init->srq, EMU_OBJ_SRQ, verb, "srq");
 	return rc;
 }
 
@@ -83,7 +112,11 @@ static struct ibv_qp *create(struct ibv_context *context,
 	struct emu_qp *qp;
 	int rc;
 
-	rc = emu_qp_init_attr_check(ctx->dev, init);
+	rc = verbs_ctx_live(context, "ibv_create_qp");
+	if (!rc)
+		rc = parts_live(init);
+	if (!rc)
+		rc = emu_qp_init_attr_check(ctx->dev, init);
 	if (!rc)
 		rc = create_supported(context, init);
 	if (!rc)
@@ -108,9 +141,14 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct ibv_qp_init_attr_ex init;
 	struct ibv_qp *qp;
 
+	int rc;
+
 	if (!pd || !qp_init_attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_qp: pd or "
 					     "qp_init_attr is NULL"));
+	rc = verbs_obj_live(pd, EMU_OBJ_PD, "ibv_create_qp", "pd");
+	if (rc)
+		return verbs_null(rc);
 	memset(&init, 0, sizeof(init));
 	memcpy(&init, qp_init_attr, sizeof(*qp_init_attr));
 	init.comp_mask = IBV_QP_INIT_ATTR_PD;
@@ -129,9 +167,14 @@ struct ibv_qp *emuverbs_create_gsi_qp(struct ibv_pd *pd,
 	struct ibv_qp_init_attr_ex init;
 	struct ibv_qp *qp;
 
+	int rc;
+
 	if (!pd || !qp_init_attr)
 		return verbs_null(emu_refuse(EINVAL, "emuverbs_create_gsi_qp: "
 					     "pd or qp_init_attr is NULL"));
+	rc = verbs_obj_live(pd, EMU_OBJ_PD, "emuverbs_create_gsi_qp", "pd");
+	if (rc)
+		return verbs_null(rc);
 	memset(&init, 0, sizeof(init));
 	memcpy(&init, qp_init_attr, sizeof(*qp_init_attr));
 	init.comp_mask = IBV_QP_INIT_ATTR_PD;
@@ -161,8 +204,7 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	if (!qp || !attr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_modify_qp: qp or attr "
 					    "is NULL"));
-	rc = verbs_obj_find_wr(qp->context, qp->handle, EMU_OBJ_QP, qp,
-			       "ibv_modify_qp", "qp");
+	rc = verbs_obj_find_wr(NULL, qp, EMU_OBJ_QP, "ibv_modify_qp", "qp");
 	if (!rc)
 		rc = emu_qp_modify(to_emu_qp(qp), attr, attr_mask);
 	return verbs_ret(rc);
@@ -176,8 +218,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	if (!qp || !attr || !init_attr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_query_qp: qp, attr or "
 					    "init_attr is NULL"));
-	rc = verbs_obj_find_wr(qp->context, qp->handle, EMU_OBJ_QP, qp,
-			       "ibv_query_qp", "qp");
+	rc = verbs_obj_find_wr(NULL, qp, EMU_OBJ_QP, "ibv_query_qp", "qp");
 	if (!rc)
 		rc = emu_qp_query(to_emu_qp(qp), attr, attr_mask, init_attr);
 	return verbs_ret(rc);
@@ -191,8 +232,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (!qp)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_qp: qp is "
 					    "NULL"));
-	rc = verbs_obj_find(qp->context, qp->handle, EMU_OBJ_QP, qp,
-			    "ibv_destroy_qp", "qp");
+	rc = verbs_obj_find(NULL, qp, EMU_OBJ_QP, "ibv_destroy_qp", "qp");
 	if (rc)
 		return verbs_ret(rc);
 	eqp = to_emu_qp(qp);
@@ -233,6 +273,10 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	if (!qp)
 		return verbs_null(emu_refuse(EINVAL, "ibv_qp_to_qp_ex: qp is "
 					     "NULL"));
+	/* Not a kernel command (rdma-core casts), but it writes the QP. */
+	rc = verbs_obj_find(NULL, qp, EMU_OBJ_QP, "ibv_qp_to_qp_ex", "qp");
+	if (rc)
+		return verbs_null(rc);
 	eqp = to_emu_qp(qp);
 	pthread_mutex_lock(&eqp->lock);
 	if (!eqp->qpx_ready) {
@@ -245,18 +289,46 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	return &eqp->qpx.ibv;
 }
 
+/*
+ * The data path looks at no handle (as mlx5 rings its doorbell without
+ * one): a lookup under the table's lock would cost every post. It does
+ * ask, with one compare, whether the QP is the parent's in a fork()
+ * child, which must not send on the parent's behalf (doc/semantics.md).
+ */
+static int inherited(struct ibv_qp *qp, const char *verb)
+{
+	if (!emu_ctx_inherited(emu_ctx(qp->context)))
+		return 0;
+	return emu_refuse(EIO, "%s: QP %u is the parent process's: a fork() "
+			  "child cannot use it", verb, qp->qp_num);
+}
+
 int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr)
 {
+	int rc;
+
 	if (!wr)
 		return 0;
+	rc = inherited(qp, "ibv_post_send");
+	if (rc) {
+		*bad_wr = wr;
+		return verbs_ret(rc);
+	}
 	return verbs_ret(emu_qp_post_send(to_emu_qp(qp), wr, bad_wr));
 }
 
 int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
+	int rc;
+
 	if (!wr)
 		return 0;
+	rc = inherited(qp, "ibv_post_recv");
+	if (rc) {
+		*bad_wr = wr;
+		return verbs_ret(rc);
+	}
 	return verbs_ret(emu_qp_post_recv(to_emu_qp(qp), wr, bad_wr));
 }

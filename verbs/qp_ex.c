@@ -10,6 +10,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "emu/device.h"
 #include "emu/log.h"
 #include "emu/qp.h"
 #include "emu/qp_ex.h"
@@ -368,6 +369,10 @@ static void qpx_start(struct ibv_qp_ex *ibqp)
 {
 	struct emu_qpx *x = qpx_of(ibqp);
 
+	/* A fork() child's copy of the parent's QP: no section, so every
+	 * builder is a no-op and wr_complete fails (EIO, below). */
+	if (emu_ctx_inherited(emu_ctx(ibqp->qp_base.context)))
+		return;
 	emu_sq_begin(to_emu_qp(&ibqp->qp_base), batch_of(ibqp), "ibv_wr_*",
 		     ENOMEM, 0);
 	x->err = 0;
@@ -379,6 +384,11 @@ static int qpx_complete(struct ibv_qp_ex *ibqp)
 	struct emu_qpx *x = qpx_of(ibqp);
 	int err;
 
+	if (emu_ctx_inherited(emu_ctx(ibqp->qp_base.context)))
+		return verbs_ret(emu_refuse(EIO, "ibv_wr_complete: QP %u is "
+					    "the parent process's: a fork() "
+					    "child cannot use it",
+					    ibqp->qp_base.qp_num));
 	/* Without wr_start there is no lock to release and nothing built. */
 	if (!active(ibqp))
 		return verbs_ret(emu_refuse(EINVAL, "ibv_wr_complete: no "

@@ -92,11 +92,26 @@ static int find_parts(struct ibv_context *context,
 	static const char verb[] = "ibv_create_srq";
 	int rc;
 
-	rc = verbs_obj_find(context, a->pd->handle, EMU_OBJ_PD, a->pd, verb,
-			    "pd");
+	rc = verbs_obj_find(context, a->pd, EMU_OBJ_PD, verb, "pd");
 	if (!rc && with_cq)
-		rc = verbs_obj_find(context, a->cq->handle, EMU_OBJ_CQ, a->cq,
-				    verb, "cq");
+		rc = verbs_obj_find(context, a->cq, EMU_OBJ_CQ, verb, "cq");
+	return rc;
+}
+
+/* Before create_check() reads their contexts: the PD, XRC domain and CQ
+ * given must be live objects of their kinds, by address alone. */
+static int parts_live(const struct ibv_srq_init_attr_ex *a)
+{
+	static const char verb[] = "ibv_create_srq";
+	uint32_t mask = a->comp_mask;
+	int rc = 0;
+
+	if ((mask & IBV_SRQ_INIT_ATTR_PD) && a->pd)
+		rc = verbs_obj_live(a->pd, EMU_OBJ_PD, verb, "pd");
+	if (!rc && (mask & IBV_SRQ_INIT_ATTR_XRCD) && a->xrcd)
+		rc = verbs_obj_live(a->xrcd, EMU_OBJ_XRCD, verb, "xrcd");
+	if (!rc && (mask & IBV_SRQ_INIT_ATTR_CQ) && a->cq)
+		rc = verbs_obj_live(a->cq, EMU_OBJ_CQ, verb, "cq");
 	return rc;
 }
 
@@ -109,7 +124,11 @@ static struct ibv_srq *create(struct ibv_context *context,
 
 	ea.type = (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? a->srq_type :
 							     IBV_SRQT_BASIC;
-	rc = create_check(context, a);
+	rc = verbs_ctx_live(context, "ibv_create_srq");
+	if (!rc)
+		rc = parts_live(a);
+	if (!rc)
+		rc = create_check(context, a);
 	if (!rc)
 		rc = find_parts(context, a, ea.type != IBV_SRQT_BASIC);
 	if (rc)
@@ -143,9 +162,14 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	struct ibv_srq_init_attr_ex a;
 	struct ibv_srq *srq;
 
+	int rc;
+
 	if (!pd || !srq_init_attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_create_srq: pd or "
 					     "srq_init_attr is NULL"));
+	rc = verbs_obj_live(pd, EMU_OBJ_PD, "ibv_create_srq", "pd");
+	if (rc)
+		return verbs_null(rc);
 	memset(&a, 0, sizeof(a));
 	a.srq_context = srq_init_attr->srq_context;
 	a.attr = srq_init_attr->attr;
@@ -169,21 +193,35 @@ struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
 	return create(context, a);
 }
 
+/* Modify and query reach the kernel through write(), whose lookups
+ * answer EINVAL whatever went wrong. */
 int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		   int srq_attr_mask)
 {
+	int rc;
+
 	if (!srq || !srq_attr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_modify_srq: srq or "
 					    "srq_attr is NULL"));
+	rc = verbs_obj_find_wr(NULL, srq, EMU_OBJ_SRQ, "ibv_modify_srq",
+			       "srq");
+	if (rc)
+		return verbs_ret(rc);
 	return verbs_ret(emu_srq_modify(to_emu_srq(srq), srq_attr,
 					srq_attr_mask));
 }
 
 int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 {
+	int rc;
+
 	if (!srq || !srq_attr)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_query_srq: srq or "
 					    "srq_attr is NULL"));
+	rc = verbs_obj_find_wr(NULL, srq, EMU_OBJ_SRQ, "ibv_query_srq",
+			       "srq");
+	if (rc)
+		return verbs_ret(rc);
 	emu_srq_query(to_emu_srq(srq), srq_attr);
 	return 0;
 }
@@ -195,8 +233,7 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 	if (!srq)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_destroy_srq: srq is "
 					    "NULL"));
-	rc = verbs_obj_find(srq->context, srq->handle, EMU_OBJ_SRQ, srq,
-			    "ibv_destroy_srq", "srq");
+	rc = verbs_obj_find(NULL, srq, EMU_OBJ_SRQ, "ibv_destroy_srq", "srq");
 	if (!rc)
 		rc = emu_srq_destroy(to_emu_srq(srq));
 	return verbs_ret(rc);
@@ -207,6 +244,14 @@ int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	if (!wr)
 		return 0;
+	/* No handle lookup on the data path; the fork() check is one
+	 * compare (doc/semantics.md). */
+	if (emu_ctx_inherited(emu_ctx(srq->context))) {
+		*bad_wr = wr;
+		return verbs_ret(emu_refuse(EIO, "ibv_post_srq_recv: the SRQ "
+					    "is the parent process's: a "
+					    "fork() child cannot use it"));
+	}
 	return verbs_ret(emu_srq_post_recv(to_emu_srq(srq), wr, bad_wr));
 }
 
@@ -214,6 +259,14 @@ int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 int emu_verbs_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
 			   struct ibv_ops_wr **bad_wr)
 {
+	int rc = srq ? verbs_obj_find(NULL, srq, EMU_OBJ_SRQ,
+				      "ibv_post_srq_ops", "srq") : 0;
+
+	if (rc) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return verbs_ret(rc);
+	}
 	if (!srq || to_emu_srq(srq)->type != IBV_SRQT_TM) {
 		if (bad_wr)
 			*bad_wr = wr;
@@ -228,9 +281,14 @@ int emu_verbs_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *wr,
 /* Every SRQ has a number; only XRC initiators have a use for it. */
 int emu_verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 {
+	int rc;
+
 	if (!srq || !srq_num)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_get_srq_num: srq or "
 					    "srq_num is NULL"));
+	rc = verbs_obj_find(NULL, srq, EMU_OBJ_SRQ, "ibv_get_srq_num", "srq");
+	if (rc)
+		return verbs_ret(rc);
 	*srq_num = to_emu_srq(srq)->srqn;
 	return 0;
 }
@@ -245,6 +303,9 @@ struct ibv_xrcd *emu_verbs_open_xrcd(struct ibv_context *context,
 	if (!context || !attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_open_xrcd: context "
 					     "or xrcd_init_attr is NULL"));
+	rc = verbs_ctx_live(context, "ibv_open_xrcd");
+	if (rc)
+		return verbs_null(rc);
 	/* rdma-core's ibv_cmd_open_xrcd(): unknown bits are unsupported,
 	 * and both the fd (-1 for none) and the open flags must be given. */
 	if (attr->comp_mask & ~need)
@@ -262,9 +323,16 @@ struct ibv_xrcd *emu_verbs_open_xrcd(struct ibv_context *context,
 
 int emu_verbs_close_xrcd(struct ibv_xrcd *xrcd)
 {
+	int rc;
+
 	if (!xrcd)
 		return verbs_ret(emu_refuse(EINVAL, "ibv_close_xrcd: xrcd is "
 					    "NULL"));
+	/* The kernel's command is an ioctl: ENOENT for a dead domain. */
+	rc = verbs_obj_find(NULL, xrcd, EMU_OBJ_XRCD, "ibv_close_xrcd",
+			    "xrcd");
+	if (rc)
+		return verbs_ret(rc);
 	return verbs_ret(emu_xrcd_close(to_emu_xrcd(xrcd)));
 }
 
@@ -282,6 +350,12 @@ struct ibv_qp *emu_verbs_open_qp(struct ibv_context *context,
 	if (!context || !attr)
 		return verbs_null(emu_refuse(EINVAL, "ibv_open_qp: context or "
 					     "qp_open_attr is NULL"));
+	rc = verbs_ctx_live(context, "ibv_open_qp");
+	if (!rc && (attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) && attr->xrcd)
+		rc = verbs_obj_live(attr->xrcd, EMU_OBJ_XRCD, "ibv_open_qp",
+				    "xrcd");
+	if (rc)
+		return verbs_null(rc);
 	if (attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT))
 		return verbs_null(emu_refuse(EOPNOTSUPP, "ibv_open_qp: "
 					     "comp_mask %#x has unknown bits",

@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/handle.h"
+#include "tests/unit/rc_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -113,6 +114,69 @@ START_TEST(t_handle_table_nomem)
 	ck_assert_int_eq(emu_handle_lookup(ctx_a, h[0], EMU_OBJ_PD, &obj[0]),
 			 0);
 	emu_handle_forget(ctx_a);
+}
+END_TEST
+
+/* Objects by their address: what a verb asks before it reads anything
+ * behind a pointer it was handed. */
+START_TEST(t_handle_table_by_address)
+{
+	int obj[4] = { 0 };
+	uint32_t h[2];
+
+	ck_assert_int_eq(emu_handle_add(ctx_a, EMU_OBJ_MR, &obj[0], &h[0]), 0);
+	ck_assert_int_eq(emu_handle_add(ctx_b, EMU_OBJ_PD, &obj[1], &h[1]), 0);
+	ck_assert_int_eq(emu_handle_alias_add(ctx_a, EMU_OBJ_PD, &obj[2]), 0);
+	ck_assert_int_eq(emu_handle_check(&obj[0], EMU_OBJ_MR), 0);
+	ck_assert_int_eq(emu_handle_check(&obj[0], EMU_OBJ_PD), EINVAL);
+	ck_assert_int_eq(emu_handle_check(&obj[2], EMU_OBJ_PD), 0);
+	ck_assert_int_eq(emu_handle_check(&obj[3], EMU_OBJ_PD), ENOENT);
+	ck_assert_int_eq(emu_handle_check(NULL, EMU_OBJ_PD), ENOENT);
+	/* An alias has no handle: the numbered table does not know it. */
+	ck_assert_int_eq(emu_handle_lookup(ctx_a, h[0], EMU_OBJ_MR, &obj[0]),
+			 0);
+
+	/* Gone by handle, gone by address; the alias likewise. */
+	emu_handle_remove(h[0], &obj[0]);
+	ck_assert_int_eq(emu_handle_check(&obj[0], EMU_OBJ_MR), ENOENT);
+	emu_handle_alias_remove(&obj[2]);
+	ck_assert_int_eq(emu_handle_check(&obj[2], EMU_OBJ_PD), ENOENT);
+
+	/* A closing context takes its aliases too, only its own. */
+	ck_assert_int_eq(emu_handle_alias_add(ctx_a, EMU_OBJ_XRCD, &obj[3]),
+			 0);
+	emu_handle_forget(ctx_a);
+	ck_assert_int_eq(emu_handle_check(&obj[3], EMU_OBJ_XRCD), ENOENT);
+	ck_assert_int_eq(emu_handle_check(&obj[1], EMU_OBJ_PD), 0);
+	emu_handle_forget(ctx_b);
+}
+END_TEST
+
+/* Many objects come and go: every live one is found by its address, no
+ * gone one is, however often the index was rebuilt. */
+START_TEST(t_handle_table_by_address_churn)
+{
+	enum { N = 3000 };
+	static int obj[N];
+	static uint32_t h[N];
+	int i, round;
+
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < N; i++)
+			ck_assert_int_eq(emu_handle_add(ctx_a, EMU_OBJ_QP,
+							&obj[i], &h[i]), 0);
+		for (i = 0; i < N; i += 2)
+			emu_handle_remove(h[i], &obj[i]);
+		for (i = 0; i < N; i++)
+			ck_assert_int_eq(emu_handle_check(&obj[i],
+							  EMU_OBJ_QP),
+					 i % 2 ? 0 : ENOENT);
+		for (i = 1; i < N; i += 2)
+			emu_handle_remove(h[i], &obj[i]);
+	}
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(emu_handle_check(&obj[i], EMU_OBJ_QP),
+				 ENOENT);
 }
 END_TEST
 
@@ -387,6 +451,169 @@ START_TEST(t_req_notify_with_corrupt_cq)
 }
 END_TEST
 
+/*
+ * Stand-ins for objects that are none: bytes that are no pointer (0xa5 in
+ * every byte is not even a canonical address), big enough for every
+ * emuverbs object, so that a verb that read behind the pointer would
+ * follow garbage. A verb must find out from the address alone.
+ */
+static void *junk(void)
+{
+	static uint64_t bytes[512];
+
+	memset(bytes, 0xa5, sizeof(bytes));
+	return bytes;
+}
+
+/* A garbage ibv_mr and ibv_pd, and ones of objects already gone: the
+ * errno of a lookup that finds nothing, nothing read, nothing crashes. */
+START_TEST(t_garbage_mr_and_pd)
+{
+	struct ibv_qp_init_attr qia = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
+						   .max_sge = 1 } };
+	struct ibv_mr *mr = junk();
+	struct ibv_pd *pd = junk();
+	struct ibv_context *ctx;
+	struct ibv_pd *dead_pd;
+	struct ibv_mr *dead_mr;
+	struct fx f;
+
+	fx_open(&f);
+	ctx = f.ctx;
+	qia.send_cq = f.cq;
+	qia.recv_cq = f.cq;
+
+	/* ioctl commands: ENOENT; write() commands: EINVAL. */
+	ck_fails(ibv_dereg_mr(mr), ENOENT);
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				      NULL, 0, IBV_ACCESS_LOCAL_WRITE),
+			 IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_fails(ibv_dealloc_pd(pd), ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(pd, f.buf, 64, IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, EINVAL);
+	/* Through the op: the header's inline ibv_alloc_mw reads
+	 * pd->context itself, before any library code runs. */
+	errno = 0;
+	ck_assert_ptr_null(f.ctx->ops.alloc_mw(pd, IBV_MW_TYPE_2));
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_qp(pd, &qia));
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_srq(pd, &sia));
+	ck_assert_int_eq(errno, ENOENT);
+	/* A real MR changing to a garbage PD: refused, the MR unchanged. */
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(f.mr, IBV_REREG_MR_CHANGE_PD, pd, NULL,
+				      0, 0), IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_eq(f.mr->pd, f.pd);
+
+	/* Pointers to objects already destroyed. */
+	dead_pd = ibv_alloc_pd(ctx);
+	ck_assert_ptr_nonnull(dead_pd);
+	dead_mr = ibv_reg_mr(f.pd, f.buf, 64, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(dead_mr);
+	ck_assert_int_eq(ibv_dealloc_pd(dead_pd), 0);
+	ck_assert_int_eq(ibv_dereg_mr(dead_mr), 0);
+	ck_fails(ibv_dealloc_pd(dead_pd), ENOENT);
+	ck_fails(ibv_dereg_mr(dead_mr), ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(dead_pd, f.buf, 64,
+				      IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_int_eq(errno, EINVAL);
+	fx_close(&f);
+}
+END_TEST
+
+/* The verbs the previous round left unchecked, given garbage: resizing a
+ * CQ, modifying and querying an SRQ, binding a window, closing an XRC
+ * domain. Each fails as its kernel command's lookup does. */
+START_TEST(t_garbage_other_objects)
+{
+	struct ibv_mw_bind bind = { .bind_info = { .mr = NULL } };
+	struct ibv_srq_attr sa = { .max_wr = 4 };
+	struct fx f;
+
+	fx_open(&f);
+	ck_fails(ibv_resize_cq(junk(), 32), EINVAL);
+	ck_fails(ibv_modify_srq(junk(), &sa, IBV_SRQ_LIMIT), EINVAL);
+	ck_fails(ibv_query_srq(junk(), &sa), EINVAL);
+	/* Through the ops: the header's inline ibv_bind_mw and
+	 * ibv_close_xrcd read the object (mw->type, xrcd->context) before
+	 * any library code runs. */
+	ck_fails(f.ctx->ops.bind_mw(junk(), f.mw, &bind), ENOENT);
+	ck_fails(f.ctx->ops.bind_mw(f.qp, junk(), &bind), ENOENT);
+	ck_fails(verbs_get_ctx(f.ctx)->close_xrcd(junk()), ENOENT);
+	/* The real objects still work. */
+	ck_assert_int_eq(ibv_query_srq(f.srq, &sa), 0);
+	ck_assert_int_eq(ibv_resize_cq(f.cq, 32), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/*
+ * ibv_rereg_mr on a deregistered MR fails as a lookup of a gone object
+ * does (ENOENT) and does nothing: a remote WRITE with the old rkey then
+ * finds no region (remote access error) and the memory is untouched.
+ */
+START_TEST(t_rereg_after_dereg)
+{
+	static uint8_t src[256], dst[256];
+	struct ibv_context *ctx = open_default();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *smr, *dmr;
+	struct rc_pair p = { 0 };
+	struct ibv_wc wc;
+	uint32_t rkey;
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(pd);
+	memset(src, 0x5a, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	smr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, dst, sizeof(dst), RC_PAIR_ACCESS);
+	ck_assert_ptr_nonnull(smr);
+	ck_assert_ptr_nonnull(dmr);
+	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
+	rkey = dmr->rkey;
+	ck_assert_int_eq(ibv_dereg_mr(dmr), 0);
+
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(dmr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
+				      NULL, 0, RC_PAIR_ACCESS),
+			 IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(dmr, IBV_REREG_MR_CHANGE_TRANSLATION,
+				      NULL, dst, sizeof(dst), 0),
+			 IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(errno, ENOENT);
+
+	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, 7, src,
+				 sizeof(src), smr->lkey, (uintptr_t)dst, rkey),
+			 0);
+	wait_wc(p.cq[0], &wc, 5000);
+	ck_assert_uint_eq(wc.wr_id, 7);
+	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
+	for (i = 0; i < sizeof(dst); i++)
+		ck_assert_uint_eq(dst[i], 0);
+
+	rc_pair_close(&p);
+	ck_assert_int_eq(ibv_dereg_mr(smr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 /* No room for a handle: the object is not made, its device count is
  * given back (one PD allowed, and it can still be had). */
 START_TEST(t_create_handle_nomem)
@@ -424,6 +651,8 @@ static Suite *handle_suite(void)
 	tcase_add_test(tt, t_handle_table_lookup);
 	tcase_add_test(tt, t_handle_table_grows);
 	tcase_add_test(tt, t_handle_table_nomem);
+	tcase_add_test(tt, t_handle_table_by_address);
+	tcase_add_test(tt, t_handle_table_by_address_churn);
 	suite_add_tcase(s, tt);
 	tcase_add_test(tv, t_destroy_with_corrupt_handle);
 	tcase_add_test(tv, t_destroy_with_handle_of_other_type);
@@ -432,6 +661,9 @@ static Suite *handle_suite(void)
 	tcase_add_test(tv, t_modify_query_with_corrupt_qp);
 	tcase_add_test(tv, t_req_notify_with_corrupt_cq);
 	tcase_add_test(tv, t_create_handle_nomem);
+	tcase_add_test(tv, t_garbage_mr_and_pd);
+	tcase_add_test(tv, t_garbage_other_objects);
+	tcase_add_test(tv, t_rereg_after_dereg);
 	suite_add_tcase(s, tv);
 	return s;
 }

@@ -32,7 +32,7 @@ FRONT_UNIT_TESTS = tests/unit/test_cq_emu tests/unit/test_srq \
 	tests/unit/test_qp_ex tests/unit/test_strings tests/unit/test_sysfs \
 	tests/unit/test_ops tests/unit/test_ctl tests/unit/test_handle \
 	tests/unit/test_dm tests/unit/test_import tests/unit/test_ctl_stats \
-	tests/unit/test_vcounters tests/unit/test_ackreq
+	tests/unit/test_vcounters tests/unit/test_ackreq tests/unit/test_fork
 # the public API of the drop-in library
 API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
@@ -134,6 +134,8 @@ tests_unit_test_ctl_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 # The handle table itself, and the verbs that look objects up in it.
 tests_unit_test_handle_LDADD = $(FRONT_LIBS)
 tests_unit_test_handle_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
+# A fork() child on its parent's objects; the control socket survives.
+tests_unit_test_fork_LDADD = $(FRONT_LIBS)
 # The control socket's counter commands over traffic of the verbs.
 tests_unit_test_ctl_stats_LDADD = $(FRONT_LIBS)
 tests_unit_test_ctl_stats_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
