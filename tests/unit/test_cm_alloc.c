@@ -47,7 +47,8 @@ static bool readable(int fd, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
-	return poll(&pfd, 1, ms) == 1 && (pfd.revents & POLLIN);
+	return poll(&pfd, 1, (int)(ms * emu_test_slack())) == 1 &&
+	       (pfd.revents & POLLIN);
 }
 
 /* The devices are opened once per process: open them first, so that the

@@ -61,7 +61,8 @@ static bool readable(int fd, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
-	return poll(&pfd, 1, ms) == 1 && (pfd.revents & POLLIN);
+	return poll(&pfd, 1, (int)(ms * emu_test_slack())) == 1 &&
+	       (pfd.revents & POLLIN);
 }
 
 /* The next event on ch within ms, which must be of type want. */

@@ -158,3 +158,11 @@ int emu_test_alloc_armed(void)
 {
 	return atomic_load(&calloc_left) + atomic_load(&malloc_left);
 }
+
+double emu_test_slack(void)
+{
+	const char *e = getenv("CK_TIMEOUT_MULTIPLIER");
+	double f = e ? strtod(e, NULL) : 1.0;
+
+	return f > 1.0 ? f : 1.0;
+}

@@ -35,4 +35,10 @@ void emu_test_fail_malloc(int nth);
 /* Failures armed and not yet reached: 0 once each has happened. */
 int emu_test_alloc_armed(void);
 
+/* How much longer than on a quiet machine a test may wait for something
+ * to happen: CK_TIMEOUT_MULTIPLIER, which scales Check's own timeouts
+ * too (at least 1). Deadlines are multiplied by it; nothing that should
+ * happen is ever asserted to happen quickly on a machine others share. */
+double emu_test_slack(void);
+
 #endif

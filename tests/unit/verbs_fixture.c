@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 #include <emuverbs/port.h>
 
+#include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
 /* only: the list must hold exactly one device, not just one or more. */
@@ -68,7 +69,7 @@ double now_ms(void)
 
 void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 {
-	double end = now_ms() + ms;
+	double end = now_ms() + ms * emu_test_slack();
 	int n;
 
 	/* Nap briefly between polls: completions come from the engine
@@ -110,7 +111,7 @@ bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev, int ms)
 {
 	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
 
-	if (poll(&p, 1, ms) <= 0)
+	if (poll(&p, 1, (int)(ms * emu_test_slack())) <= 0)
 		return false;
 	ck_assert_int_eq(ibv_get_async_event(ctx, ev), 0);
 	return true;
