@@ -4,7 +4,7 @@
 : "${top_srcdir:=$top_builddir}"
 EMU="$top_builddir/emuverbs"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/emuverbs-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'busy_stop; rm -rf "$WORK"' EXIT
 # Tests must not pick up the developer's own configuration.
 unset EMUVERBS_CONFIG EMUVERBS_SPEED EMUVERBS_WIDTH EMUVERBS_MTU \
 	EMUVERBS_ADDRESS EMUVERBS_NETDEV EMUVERBS_GID_TBL_LEN \
@@ -19,6 +19,25 @@ export EMUVERBS_JOB="test-$$"
 unset EMUVERBS_NO_CONTROL
 passed=0
 failed=0
+
+# busy_start N: N loops that keep a CPU each busy at normal priority, as
+# other jobs of a shared machine do, until busy_stop (or the script's end;
+# each stops by itself after 15 minutes in any case).
+_busy=""
+busy_start() {
+	_b=0
+	while [ "$_b" -lt "$1" ]; do
+		timeout 900 sh -c 'while :; do :; done' &
+		_busy="$_busy $!"
+		_b=$((_b + 1))
+	done
+}
+
+busy_stop() {
+	# shellcheck disable=SC2086
+	[ -z "$_busy" ] || kill $_busy 2>/dev/null
+	_busy=""
+}
 
 need() {
 	for p in "$@"; do
