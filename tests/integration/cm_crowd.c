@@ -8,11 +8,12 @@
  *   EARLY processes connect PER ids each; then COMMAND runs (sh -c, its
  *   first line of output awaited, its stdin held open until the end,
  *   CROWD_GIDS in its environment: the GIDs of every process, in hex);
- *   then LATE more processes connect PER ids each. Each process ends each
- *   round with one more connection: when that one is up, both CM threads
- *   have handled whatever came before it, so a DISCONNECTED caused by
- *   anything earlier has been delivered. Every process, the server too,
- *   must have seen no DISCONNECTED and no failure at the end.
+ *   then LATE more processes connect PER ids each, and the early ones two
+ *   more. Each process ends each round with two more connections, one
+ *   after the other: when the second is up, both CM threads have handled
+ *   whatever came before, so a DISCONNECTED caused by anything earlier
+ *   has been delivered. Every process, the server too, must have seen no
+ *   DISCONNECTED and no failure at the end.
  *
  * main forks the clients at once, before any rdma call, and is the server.
  */
@@ -140,6 +141,16 @@ static void connect_n(struct rdma_event_channel *ch, int n, struct report *r)
 	r->established += up;
 }
 
+/* A round: n ids at once, then one more twice, one after the other: when
+ * the second is up, whatever came before the first (an end of file on a
+ * liveness link, say) has been handled by both CM threads. */
+static void round_of(struct rdma_event_channel *ch, int n, struct report *r)
+{
+	connect_n(ch, n, r);
+	connect_n(ch, 1, r);
+	connect_n(ch, 1, r);
+}
+
 static void send_report(const struct report *r)
 {
 	if (write(report_fd, r, sizeof(*r)) != sizeof(*r))
@@ -162,7 +173,7 @@ static int client(int who, int go, int per)
 	ch = rdma_create_event_channel();
 	if (!ch || set_nonblock(ch->fd))
 		return 2;
-	connect_n(ch, per + 1, &r);
+	round_of(ch, per, &r);
 	send_report(&r);
 	for (;;) {
 		if (!wait_either(ch, go)) {
@@ -171,7 +182,7 @@ static int client(int who, int go, int per)
 		}
 		if (read(go, &c, 1) != 1)
 			return 0;	/* the end: we go, with our ids */
-		connect_n(ch, 1, &r);
+		round_of(ch, 0, &r);
 		send_report(&r);
 	}
 }
@@ -341,7 +352,7 @@ static int crowd(int early, int late, int per, const char *cmd)
 		if (write(go[i], "L", 1) != 1)
 			return 2;
 	serve_until(procs, rep[0], reps, procs);
-	want = procs * (per + 1) + early;
+	want = procs * (per + 2) + early * 2;
 	up = reported(reps, procs);
 	for (i = 0; i < procs; i++) {
 		if (reps[i].disconnected || reps[i].failed) {

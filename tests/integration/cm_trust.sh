@@ -40,7 +40,7 @@ expect "the forger reached the liveness sockets" "$WORK/crowd" \
 crowd "links nobody holds leave room: 3 late clients connect and stay" \
 	2 3 2 "$nobody $forge hold 40"
 expect "the holder opened its links" "$WORK/crowd" 'command: held [1-9]'
-crowd "one server keeps 40 processes x 25 clients (and a probe each)" \
+crowd "one server keeps 40 processes x 25 clients (and 4 probes each)" \
 	40 0 25
 
 # Ports below 1024, as the kernel's rdma_cm (cma_use_port: PROT_SOCK).
