@@ -303,8 +303,8 @@ struct ucred;
 /* The credentials of fd's other end, and whether they are our user's or
  * root's (logs why not). */
 bool cm_peer_trusted(int fd, struct ucred *cr);
-/* Whether process pid holds a UDP socket of GID g's address (logs why
- * not). */
-bool cm_peer_holds_gid(pid_t pid, const union ibv_gid *g);
+/* Whether the process of cr holds a UDP socket of its uid on GID g's
+ * address (logs why not). */
+bool cm_peer_holds_gid(const struct ucred *cr, const union ibv_gid *g);
 
 #endif

@@ -95,7 +95,9 @@ static void link_input(int fd, void *arg)
 	}
 }
 
-static int link_add(int fd, enum link_state state, const union ibv_gid *peer)
+/* Keep fd as a link; closes it when there is no room (before any answer
+ * went on it, so that its other end reads no death). */
+static bool link_add(int fd, enum link_state state, const union ibv_gid *peer)
 {
 	struct link *l;
 	unsigned int n;
@@ -115,16 +117,15 @@ static int link_add(int fd, enum link_state state, const union ibv_gid *peer)
 	l->state = state;
 	if (peer)
 		l->peer = *peer;
-	return 0;
+	return true;
 fail:
-	/* Closed before its listener answered: the peer reads no death. */
 	close(fd);
 	cm_log("no room for a liveness link");
-	return ENOMEM;
+	return false;
 }
 
 /* A peer links to us: only our user (or root) may, and it hears our GID
- * back so that it knows the link is accepted. */
+ * back, once the link is kept, so that it knows it is accepted. */
 static void live_accept(int fd, void *arg)
 {
 	const union ibv_gid *gid = arg;
@@ -133,12 +134,13 @@ static void live_accept(int fd, void *arg)
 
 	if (s < 0)
 		return;
-	if (!cm_peer_trusted(s, &cr) ||
-	    write(s, gid, sizeof(*gid)) != (ssize_t)sizeof(*gid)) {
+	if (!cm_peer_trusted(s, &cr)) {
 		close(s);
 		return;
 	}
-	link_add(s, LINK_HELD, NULL);
+	if (link_add(s, LINK_HELD, NULL) &&
+	    write(s, gid, sizeof(*gid)) != (ssize_t)sizeof(*gid))
+		link_drop(nlinks - 1);
 }
 
 void cm_live_watch(const union ibv_gid *dgid, const union ibv_gid *sgid)
@@ -161,7 +163,7 @@ void cm_live_watch(const union ibv_gid *dgid, const union ibv_gid *sgid)
 	/* Not on this machine, or not one of ours; and the name is
 	 * anyone's to bind: believe only the holder of the GID. */
 	if (connect(fd, (struct sockaddr *)&un, len) ||
-	    !cm_peer_trusted(fd, &cr) || !cm_peer_holds_gid(cr.pid, dgid)) {
+	    !cm_peer_trusted(fd, &cr) || !cm_peer_holds_gid(&cr, dgid)) {
 		close(fd);
 		return;
 	}

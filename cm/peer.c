@@ -36,20 +36,22 @@ bool cm_peer_trusted(int fd, struct ucred *cr)
 	return false;
 }
 
-/* The inode of a line of /proc/PID/net/udp{,6} whose local address is the
- * GID's (or, for a GID not on loopback, the wildcard of a port bound to an
- * interface); 0 when it is not. */
-static unsigned long udp_line_inode(const char *line, bool v6,
+/* The inode of a line of /proc/PID/net/udp{,6} of a socket of uid whose
+ * local address is the GID's (or, for a GID not on loopback, the wildcard
+ * of a port bound to an interface); 0 when it is not. Other users'
+ * sockets on that address are passed over: they cannot crowd out ours. */
+static unsigned long udp_line_inode(const char *line, bool v6, uid_t uid,
 				    const union ibv_gid *g)
 {
 	uint32_t want[4], have[4] = { 0 }, zero[4] = { 0 };
-	unsigned long ino;
+	unsigned long ino, owner;
 	char addr[40];
 	bool loop;
 	int i;
 
-	if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%*x %*s %*x %*s %*s %*s %*u "
-			 "%*u %lu", addr, &ino) != 2)
+	if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%*x %*s %*x %*s %*s %*s %lu "
+			 "%*u %lu", addr, &owner, &ino) != 3 ||
+	    owner != uid)
 		return 0;
 	memcpy(want, g->raw, sizeof(want));
 	if (v6) {
@@ -106,8 +108,9 @@ static bool pid_has_socket(pid_t pid, const unsigned long *ino, int n)
 	return found;
 }
 
-bool cm_peer_holds_gid(pid_t pid, const union ibv_gid *g)
+bool cm_peer_holds_gid(const struct ucred *cr, const union ibv_gid *g)
 {
+	pid_t pid = cr->pid;
 	static const char *const tables[] = { "udp", "udp6" };
 	unsigned long ino[16], i;
 	char p[64], line[256];
@@ -123,7 +126,7 @@ bool cm_peer_holds_gid(pid_t pid, const union ibv_gid *g)
 		if (!f)
 			continue;
 		while (n < 16 && fgets(line, sizeof(line), f))
-			if ((i = udp_line_inode(line, t, g)))
+			if ((i = udp_line_inode(line, t, cr->uid, g)))
 				ino[n++] = i;
 		fclose(f);
 	}
