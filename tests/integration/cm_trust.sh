@@ -4,7 +4,8 @@
 # liveness sockets ends no connection; links held by that user leave room
 # for our real peers; one server keeps a thousand clients of forty
 # processes; a port below 1024 needs CAP_NET_BIND_SERVICE (EACCES for
-# nobody, root binds it); a /tmp/emuverbs-UID made by another user is
+# nobody, root binds it); nobody's listener on 127.0.0.1 neither takes
+# our clients nor our port; a /tmp/emuverbs-UID made by another user is
 # said once on stderr and `emuverbs ps` still finds the program.
 . "$(dirname "$0")/lib.sh"
 need setpriv
@@ -51,6 +52,32 @@ expect "nobody binds port 500: EACCES" "$WORK/bind_nobody" \
 "$EMU" run "$crowd" --bind 500 >"$WORK/bind_root" 2>&1
 expect "root binds port 500" "$WORK/bind_root" '^bind 500: ok$'
 expect "root listens on port 500" "$WORK/bind_root" '^listen 500: ok$'
+
+# The rendezvous: nobody's listener on 127.0.0.1 is not ours to reach,
+# and does not keep us from listening on the same port.
+next_port
+$nobody $others EMUVERBS_NO_CONTROL=1 "$EMU" run rping -s -p $PORT \
+	>"$WORK/rdv_nobody" 2>&1 &
+npid=$!
+i=0
+while [ $i -lt 100 ] && ! awk -v p="/$PORT" '$4 == "00010000" &&
+	$8 ~ /^@emuverbs-rdma-cm\// && substr($8, length($8) - length(p) + 1) == p
+	{ f = 1 } END { exit !f }' /proc/net/unix; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ $i -lt 100 ] && ok "nobody's rping -s listens" ||
+	bad "nobody's rping -s listens" "$WORK/rdv_nobody"
+"$EMU" run "$crowd" --bind $PORT >"$WORK/rdv_bind" 2>&1
+expect "root binds the port nobody's rping -s holds" "$WORK/rdv_bind" \
+	"^bind $PORT: ok\$"
+timeout 30 "$EMU" run rping -c -C 1 -a 127.0.0.1 -p $PORT \
+	>"$WORK/rdv_client" 2>&1 &&
+	bad "root's rping -c reached nobody's rping -s by 127.0.0.1" \
+		"$WORK/rdv_client" ||
+	ok "root's rping -c does not reach nobody's rping -s by 127.0.0.1"
+kill $(pgrep -P "$npid") "$npid" 2>/dev/null
+wait "$npid" 2>/dev/null
 
 # /tmp/emuverbs-UID squatted by nobody before a user with no
 # XDG_RUNTIME_DIR starts: a uid of this run's own, so that nobody else's
