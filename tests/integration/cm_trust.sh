@@ -59,10 +59,14 @@ next_port
 $nobody $others EMUVERBS_NO_CONTROL=1 "$EMU" run rping -s -p $PORT \
 	>"$WORK/rdv_nobody" 2>&1 &
 npid=$!
+# A listening rendezvous name for $PORT, of any user, old or new form.
+rdv_held() {
+	awk -v p="/$PORT" '$4 == "00010000" && $8 ~ /^@emuverbs-rdma-cm\// &&
+		substr($8, length($8) - length(p) + 1) == p { f = 1 }
+		END { exit !f }' /proc/net/unix
+}
 i=0
-while [ $i -lt 100 ] && ! awk -v p="/$PORT" '$4 == "00010000" &&
-	$8 ~ /^@emuverbs-rdma-cm\// && substr($8, length($8) - length(p) + 1) == p
-	{ f = 1 } END { exit !f }' /proc/net/unix; do
+while [ $i -lt 100 ] && ! rdv_held; do
 	sleep 0.1
 	i=$((i + 1))
 done
