@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #define CMA_PACKET_LIFETIME	16	/* Linux's for RoCE: about 268 ms */
 #define CMA_EPHEMERAL_LO	32768
 #define CMA_EPHEMERAL_N		28232
+#define CMA_PROT_SOCK		1024	/* Linux's PROT_SOCK, no sysctl */
 
 void cm_addr_to_gid(const struct sockaddr *a, union ibv_gid *gid)
 {
@@ -146,16 +149,22 @@ static int port_gid(struct cm_port *port, int family, int *index,
 
 /* ---- Port numbers, and the loopback rendezvous */
 
-static void rdv_name(struct sockaddr_un *un, socklen_t *len,
+/*
+ * Abstract: the kernel frees it when the process dies. One name space per
+ * user: a name anyone may bind cannot be machine-wide without letting one
+ * user take another's port, and a listener of another user is not
+ * believed anyway (cm_peer_trusted).
+ */
+static void rdv_name(struct sockaddr_un *un, socklen_t *len, uid_t uid,
 		     enum cm_port_space ps, uint16_t port)
 {
 	int n;
 
 	memset(un, 0, sizeof(*un));
 	un->sun_family = AF_UNIX;
-	/* Abstract: the kernel frees it when the process dies. */
 	n = snprintf(un->sun_path + 1, sizeof(un->sun_path) - 1,
-		     "emuverbs-rdma-cm/%04x/%u", (unsigned int)ps, port);
+		     "emuverbs-rdma-cm/%u/%04x/%u", (unsigned int)uid,
+		     (unsigned int)ps, port);
 	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			   (size_t)n);
 }
@@ -169,7 +178,7 @@ static int rdv_claim(enum cm_port_space ps, uint16_t port)
 
 	if (fd < 0)
 		return -1;
-	rdv_name(&un, &len, ps, port);
+	rdv_name(&un, &len, geteuid(), ps, port);
 	if (bind(fd, (struct sockaddr *)&un, len)) {
 		close(fd);
 		return -1;
@@ -202,6 +211,24 @@ static bool port_taken_here(const struct cma_id *c, uint16_t port,
 }
 
 static uint16_t next_ephemeral;
+
+/* Whether we may bind port: Linux's cma_use_port() asks for
+ * CAP_NET_BIND_SERVICE below PROT_SOCK (a constant: the rdma_cm does not
+ * read ip_unprivileged_port_start). */
+static bool port_allowed(uint16_t port)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (!port || port >= CMA_PROT_SOCK)
+		return true;
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_NET_BIND_SERVICE / 32].effective &
+	       (1u << (CAP_NET_BIND_SERVICE % 32));
+}
 
 /*
  * Take port (0: a free one) for c at address a; with claim, a wildcard or
@@ -266,6 +293,11 @@ int cma_bind(struct cma_id *c, const struct sockaddr *addr, bool claim)
 		/* 127.0.0.1 and ::1 bind no device, as the wildcard: Linux's
 		 * cma_any_addr() counts loopback addresses as "any". */
 	}
+	if (!port_allowed(cm_addr_port_num(addr))) {
+		cm_log("port %u needs CAP_NET_BIND_SERVICE",
+		       cm_addr_port_num(addr));
+		return EACCES;
+	}
 	memcpy(&c->id.route.addr.src_storage, addr, cm_addrlen(addr));
 	err = claim_port(c, addr, cm_addr_port_num(addr), claim);
 	if (err)
@@ -326,30 +358,54 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 
 /* ---- Address resolution */
 
+/* A connection to the listener of (ps, port) among uid's, or -1. */
+static int rdv_connect(uid_t uid, enum cm_port_space ps, uint16_t port,
+		       bool *retry)
+{
+	struct sockaddr_un un;
+	struct ucred cr;
+	socklen_t len;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	rdv_name(&un, &len, uid, ps, port);
+	if (connect(fd, (struct sockaddr *)&un, len)) {
+		*retry |= errno == ECONNREFUSED || errno == ENOENT;
+		close(fd);
+		return -1;
+	}
+	/* Anyone may bind the name: believe only our user or root. */
+	if (!cm_peer_trusted(fd, &cr)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /*
- * Ask the process that holds (ps, port) on this machine for its GID. A
- * port nobody holds is asked again for up to 200 ms: programs that make a
- * new listener on a port right after destroying the old one (perftest's
- * -R does, between its two connections) would otherwise lose the race
- * that a kernel CM, which needs no rendezvous, wins by microseconds.
+ * Ask the process that holds (ps, port) on this machine for its GID: a
+ * listener of our own user, else one of root's. A port nobody holds is
+ * asked again for up to 200 ms: programs that make a new listener on a
+ * port right after destroying the old one (perftest's -R does, between
+ * its two connections) would otherwise lose the race that a kernel CM,
+ * which needs no rendezvous, wins by microseconds.
  */
 static bool rdv_ask(enum cm_port_space ps, uint16_t port, union ibv_gid *gid)
 {
-	struct sockaddr_un un;
 	struct pollfd pfd;
-	socklen_t len;
 	ssize_t n = -1;
 	int fd, tries = 40;
+	bool retry;
 
-	rdv_name(&un, &len, ps, port);
 	for (;;) {
-		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return false;
-		if (!connect(fd, (struct sockaddr *)&un, len))
+		retry = false;
+		fd = rdv_connect(geteuid(), ps, port, &retry);
+		if (fd < 0 && geteuid())
+			fd = rdv_connect(0, ps, port, &retry);
+		if (fd >= 0)
 			break;
-		close(fd);
-		if ((errno != ECONNREFUSED && errno != ENOENT) || !--tries)
+		if (!retry || !--tries)
 			return false;
 		usleep(5000);
 	}

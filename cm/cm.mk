@@ -5,6 +5,7 @@
 emuverbs_LTLIBRARIES += librdmacm.la
 librdmacm_la_SOURCES = cm/cm.h cm/core.h cm/core.c cm/channel.c cm/gsi.c \
 	cm/addr.c cm/ibcm.c cm/cma.c cm/qp.c cm/addrinfo.c cm/liveness.c \
+	cm/peer.c \
 	cm/stubs.c cm/strings.c cm/port.c \
 	cm/rs.h cm/rsocket.c cm/rs_stream.c cm/rs_dgram.c cm/rs_poll.c
 librdmacm_la_LIBADD = libibverbs.la libemucm.la libemuutil.la -lpthread

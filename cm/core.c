@@ -20,13 +20,14 @@ static pthread_t thread;
 static bool running;
 static int epfd = -1, wakefd = -1;
 
-#define CM_WATCHES 64
-
+/* One per QP1 channel, listener and liveness link: a server with a
+ * thousand peer processes holds a thousand links, so the table grows. */
 static struct watch {
 	int fd;
 	void (*fn)(int fd, void *arg);
 	void *arg;
-} watches[CM_WATCHES];
+} *watches;
+static unsigned int nwatches;
 
 void cm_lock(void)
 {
@@ -57,14 +58,23 @@ void cm_kick(void)
 int cm_watch(int fd, void (*fn)(int fd, void *arg), void *arg)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	int i, err = cm_thread_start();
+	struct watch *w;
+	unsigned int i, n;
+	int err = cm_thread_start();
 
 	if (err)
 		return err;
-	for (i = 0; i < CM_WATCHES && watches[i].fn; i++)
+	for (i = 0; i < nwatches && watches[i].fn; i++)
 		;
-	if (i == CM_WATCHES)
-		return ENOMEM;
+	if (i == nwatches) {
+		n = nwatches ? 2 * nwatches : 64;
+		w = realloc(watches, n * sizeof(*w));
+		if (!w)
+			return ENOMEM;
+		memset(w + nwatches, 0, (n - nwatches) * sizeof(*w));
+		watches = w;
+		nwatches = n;
+	}
 	ev.data.u32 = (uint32_t)i;
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev))
 		return errno;
@@ -74,9 +84,9 @@ int cm_watch(int fd, void (*fn)(int fd, void *arg), void *arg)
 
 void cm_unwatch(int fd)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < CM_WATCHES; i++)
+	for (i = 0; i < nwatches; i++)
 		if (watches[i].fn && watches[i].fd == fd) {
 			epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 			watches[i].fn = NULL;
@@ -134,7 +144,7 @@ static void *cm_thread(void *unused)
 					v = 0;
 				continue;
 			}
-			if (w < CM_WATCHES && watches[w].fn)
+			if (w < nwatches && watches[w].fn)
 				watches[w].fn(watches[w].fd, watches[w].arg);
 		}
 		cm_unlock();

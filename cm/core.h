@@ -297,4 +297,14 @@ void ibcm_peer_gone(const union ibv_gid *dgid);
 void cm_live_watch(const union ibv_gid *dgid, const union ibv_gid *sgid);
 int cm_live_listen(void);
 
+/* ---- Which local peers we believe (peer.c) */
+
+struct ucred;
+/* The credentials of fd's other end, and whether they are our user's or
+ * root's (logs why not). */
+bool cm_peer_trusted(int fd, struct ucred *cr);
+/* Whether the process of cr holds a UDP socket of its uid on GID g's
+ * address (logs why not). */
+bool cm_peer_holds_gid(const struct ucred *cr, const union ibv_gid *g);
+
 #endif

@@ -19,8 +19,10 @@ struct emu_port;
 
 /*
  * The directory of this user's control sockets into buf: the first of
- * $EMUVERBS_RUNTIME_DIR, $XDG_RUNTIME_DIR/emuverbs, /tmp/emuverbs-UID.
- * 0, or -1 when it does not fit.
+ * $EMUVERBS_RUNTIME_DIR, $XDG_RUNTIME_DIR/emuverbs, /tmp/emuverbs-UID
+ * (made if missing; when another user has it, the first of
+ * /tmp/emuverbs-UID.N that is ours, said once on stderr).
+ * 0, or -1 when it does not fit or /tmp has none of ours.
  */
 int emu_ctl_dir(char *buf, size_t len);
 /* Make the directory if it is missing (mode 0700), and check that it is

@@ -3,6 +3,7 @@
  * user may enter, so that the sockets' mode is a second lock, not the
  * only one. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,57 @@
 #include <sys/stat.h>
 
 #include "emu/ctl.h"
+
+/* How many names past /tmp/emuverbs-UID are tried before giving up. */
+#define CTL_DIR_TRIES 1000
+
+/* A directory of ours that nobody else may enter, and no link to one. */
+static bool own_dir(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+	       !(st->st_mode & 077);
+}
+
+/*
+ * /tmp is everyone's: another user may have made /tmp/emuverbs-UID first.
+ * Then the directory is the first of /tmp/emuverbs-UID.1, .2, ... that is
+ * our own, made if missing. Every process and tool of the user walks the
+ * same names with the same test, so they meet in the same one; another
+ * user can only make us walk further, never into a directory of theirs
+ * (mkdir fails on their name, and theirs fails the test). Said once per
+ * process on stderr: the user's tools still work, but someone meddles.
+ */
+static int tmp_dir(char *buf, size_t len)
+{
+	static atomic_bool told;
+	unsigned int uid = (unsigned int)geteuid(), k;
+	char first[64];
+	struct stat st;
+	int n;
+
+	for (k = 0; k <= CTL_DIR_TRIES; k++) {
+		n = k ? snprintf(buf, len, "/tmp/emuverbs-%u.%u", uid, k) :
+			snprintf(buf, len, "/tmp/emuverbs-%u", uid);
+		if (n < 0 || (size_t)n >= len)
+			return -1;
+		if (!k)
+			snprintf(first, sizeof(first), "%s", buf);
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			continue;
+		if (lstat(buf, &st) || !own_dir(&st))
+			continue;
+		if (k && !atomic_exchange(&told, true))
+			fprintf(stderr, "emuverbs: %s is not this user's own "
+				"directory (owner, mode 0700): using %s\n",
+				first, buf);
+		return 0;
+	}
+	if (!atomic_exchange(&told, true))
+		fprintf(stderr, "emuverbs: %s and the %d names after it are "
+			"not this user's own: no runtime directory (set "
+			"EMUVERBS_RUNTIME_DIR)\n", first, CTL_DIR_TRIES);
+	return -1;
+}
 
 int emu_ctl_dir(char *buf, size_t len)
 {
@@ -21,8 +73,7 @@ int emu_ctl_dir(char *buf, size_t len)
 	else if ((e = getenv("XDG_RUNTIME_DIR")) && *e)
 		n = snprintf(buf, len, "%s/emuverbs", e);
 	else
-		n = snprintf(buf, len, "/tmp/emuverbs-%u",
-			     (unsigned int)geteuid());
+		return tmp_dir(buf, len);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 

@@ -42,6 +42,15 @@ CM_TESTS = tests/integration/rdmacm.sh tests/integration/fabric.sh \
 TESTS += $(CM_TESTS)
 EXTRA_DIST += $(CM_TESTS)
 
+# Another user against our rdma_cm and runtime directory, and one server
+# with a thousand clients (cm_trust.sh; cm_forge is that other user).
+TESTS += tests/integration/cm_trust.sh
+EXTRA_DIST += tests/integration/cm_trust.sh
+check_PROGRAMS += tests/integration/cm_crowd tests/integration/cm_forge
+tests_integration_cm_crowd_SOURCES = tests/integration/cm_crowd.c
+tests_integration_cm_crowd_LDADD = librdmacm.la libibverbs.la
+tests_integration_cm_forge_SOURCES = tests/integration/cm_forge.c
+
 # The scripts run the built tools and library.
 check_SCRIPTS += emuverbs
 

@@ -171,10 +171,10 @@ cm() {
 
 # Wait until an rdma_cm listener of ours holds port space $1 (hex, as 0106
 # for RDMA_PS_TCP) and port $2 on a wildcard or loopback address: its
-# loopback rendezvous socket listens (flag __SO_ACCEPTCON in
-# /proc/net/unix). At most 10 s.
+# loopback rendezvous socket, among our user's, listens (flag
+# __SO_ACCEPTCON in /proc/net/unix). At most 10 s.
 wait_cm() {
-	_cmn="@emuverbs-rdma-cm/$1/$2"
+	_cmn="@emuverbs-rdma-cm/$(id -u)/$1/$2"
 	i=0
 	while [ $i -lt 100 ]; do
 		awk -v n="$_cmn" '$4 == "00010000" && $8 == n { f = 1 }
