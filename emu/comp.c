@@ -194,7 +194,9 @@ static void excuse(struct emu_qp *qp, uint64_t now, uint64_t at,
 
 /*
  * Whether a timeout that fired is one a NIC would have had: the requests
- * left a whole timeout ago and the peer had the time to answer them. Our
+ * have been out long enough (half a timeout at least: the rest may be
+ * our own late firing, which rearm_after() does not let add up) and the
+ * peer had the time to answer them. Our
  * engine and a peer's on this machine are threads that the host may not
  * run for a while, which a NIC's hardware never waits for; those waits are
  * excused (doc/design-notes.md). False when the timer was re-armed, or
@@ -205,6 +207,7 @@ static bool timed_out(struct emu_qp *qp, uint64_t now)
 	struct emu_tport *tp = qp->tp;
 	uint64_t in_ns = timeout_ns(qp), left;
 	uint32_t psn = qp->comp.psn;
+	enum emu_pulse_verdict v;
 	enum ibv_qp_state s;
 
 	if (!tp || !tp->open)
@@ -222,14 +225,18 @@ static bool timed_out(struct emu_qp *qp, uint64_t now)
 		emu_udp_left_by(&tp->udp, qp->comp.tx_gen);
 	if (left == 1)
 		left = qp->comp.tx_ns;
-	if (!left || now - left < in_ns) {
+	v = emu_pulse_judge(&emu_transport_of(qp->dev)->peers, &qp->dest,
+			    tp->port->ep.port, left ? left : now);
+	/* A peer that is gone answers nothing: every timeout counts. */
+	qp->comp.peer_gone = v == EMU_PULSE_GONE;
+	if (qp->comp.peer_gone)
+		return true;
+	if (!left || now - left < in_ns / 2) {
 		excuse(qp, now, (left ? left : now) + in_ns,
-		       "sent less than a timeout ago");
+		       "sent less than half a timeout ago");
 		return false;
 	}
-	switch (emu_pulse_judge(&emu_transport_of(qp->dev)->peers,
-				&qp->dest, tp->port->ep.port, left)) {
-	case EMU_PULSE_STALLED:
+	if (v == EMU_PULSE_STALLED) {
 		if (!qp->comp.stalled_since)
 			qp->comp.stalled_since = now;
 		if (now - qp->comp.stalled_since < COMP_STALL_MAX_NS) {
@@ -237,12 +244,33 @@ static bool timed_out(struct emu_qp *qp, uint64_t now)
 			       "the peer has not run since they arrived");
 			return false;
 		}
-		break;
-	default:
-		break;
 	}
 	qp->comp.stalled_since = 0;
 	return true;
+}
+
+/*
+ * After a counted timeout the next wait runs from when this one was due,
+ * not from when the timer got a CPU: a NIC's timer is never late, and
+ * late firings must not add up over retry_cnt retries. What was just sent
+ * again still gets half a timeout at least (timed_out() excuses less),
+ * unless the peer is gone.
+ */
+static void rearm_after(struct emu_qp *qp, uint64_t due, uint64_t now)
+{
+	uint64_t in_ns = timeout_ns(qp), at = due + in_ns;
+
+	if (!qp->comp.retry_due)
+		return;
+	/* Nobody will answer a peer that is gone: its schedule stays the
+	 * NIC's however late our timer was. */
+	if (at < now + (qp->comp.peer_gone ? 1000 : in_ns / 2))
+		at = now + (qp->comp.peer_gone ? 1000 : in_ns / 2);
+	if (at >= qp->comp.retry_due)
+		return;
+	qp->comp.retry_due = at;
+	ev_timer_stop(loop_of(qp), &qp->comp.retry_timer);
+	retry_timer_start(qp, at - now);
 }
 
 static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
@@ -250,7 +278,7 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	struct emu_qp *qp = (struct emu_qp *)((char *)t -
 		offsetof(struct emu_qp, comp.retry_timer));
 	enum ibv_qp_state s = emu_qp_state(qp);
-	uint64_t now;
+	uint64_t now, due;
 
 	ev_timer_stop(loop, t);
 	if (!qp->comp.retry_due)
@@ -264,6 +292,7 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		retry_timer_start(qp, qp->comp.retry_due - now);
 		return;
 	}
+	due = qp->comp.retry_due;
 	qp->comp.retry_due = 0;
 	if (!timed_out(qp, now))
 		return;
@@ -282,7 +311,7 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		qp->comp.rewound = false;
 		emu_req_rewind(qp, qp->comp.psn);
 		emu_req_run(qp);
-		emu_comp_arm(qp);
+		rearm_after(qp, due, now);
 	}
 	emu_transport_flush(emu_transport_of(qp->dev));
 }

@@ -191,6 +191,7 @@ struct emu_comp_state {
 	/* Since when timeouts have been excused for a peer that has not
 	 * had a CPU (0: none are). */
 	uint64_t stalled_since;
+	bool peer_gone;			/* its pulse said so at the last timeout */
 };
 
 struct emu_resp_state {
