@@ -12,7 +12,7 @@ INTEG_TESTS = tests/integration/devinfo.sh \
 	tests/integration/budget.sh tests/integration/blocked_target.sh \
 	tests/integration/many_qps.sh tests/integration/faults.sh \
 	tests/integration/control.sh tests/integration/ib.sh \
-	tests/integration/jobs.sh
+	tests/integration/jobs.sh tests/integration/contention.sh
 TESTS += $(INTEG_TESTS)
 
 # Counters: every packet of known exchanges accounted for against a
