@@ -24,6 +24,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_qp_attr tests/unit/test_rx tests/unit/test_endpoint \
 	tests/unit/test_async tests/unit/test_engine tests/unit/test_device \
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
+	tests/unit/test_pulse \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
 	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_odp_fault \
 	tests/unit/test_counters tests/unit/test_trace
@@ -98,6 +99,7 @@ tests_unit_test_engine_LDADD = $(CORE_LIBS)
 tests_unit_test_engine_LDFLAGS = $(AM_LDFLAGS) $(WRAP_CALLOC)
 tests_unit_test_device_LDADD = $(CORE_LIBS)
 tests_unit_test_budget_LDADD = $(CORE_LIBS)
+tests_unit_test_pulse_LDADD = $(CORE_LIBS)
 tests_unit_test_link_LDADD = $(CORE_LIBS) -lm
 tests_unit_test_link_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_numtab_LDADD = $(CORE_LIBS)
