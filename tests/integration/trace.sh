@@ -204,7 +204,9 @@ fi
 expect "it says what the file holds" "$WORK/live.out" \
 	"trace stopped $WORK/live.jsonl events [1-9]"
 n=$(events "$WORK/live.jsonl" sample)
-if [ "$n" -ge 20 ]; then
+# Ticks of 50 ms over 2 s: more than one, and never more than 40 and the
+# ends (a busy machine may make them fewer, never more).
+if [ "$n" -ge 2 ] && [ "$n" -le 42 ]; then
 	ok "samples every 50 ms for 2 s ($n)"
 else
 	bad "samples every 50 ms for 2 s ($n)" "$WORK/live.jsonl"
