@@ -116,6 +116,14 @@ void emu_pulse_close(struct emu_pulse *p)
 	p->fd = -1;
 }
 
+void emu_pulse_receiver(struct emu_pulse *p, bool ring)
+{
+	if (p->page)
+		__atomic_store_n(&p->page->ring_tid,
+				 ring ? (uint32_t)gettid() : 0,
+				 __ATOMIC_RELEASE);
+}
+
 /* ---- the requester's side ---------------------------------------------- */
 
 static void peer_drop(struct emu_pulse_peers *ps, unsigned int i)
@@ -183,6 +191,32 @@ static bool gone(const struct emu_pulse_peer *pp)
 	return pid > 0 && kill(pid, 0) && errno == ESRCH;
 }
 
+/* The page's io_uring receiver is running or waiting to run (state R in
+ * /proc), not asleep: it has not caught up. */
+static bool thread_behind(const struct emu_pulse_page *pg)
+{
+	uint32_t tid = __atomic_load_n(&pg->ring_tid, __ATOMIC_ACQUIRE);
+	uint32_t pid = __atomic_load_n(&pg->pid, __ATOMIC_RELAXED);
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	if (!tid)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": the comm may hold anything but a newline. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
 enum emu_pulse_verdict emu_pulse_judge(struct emu_pulse_peers *ps,
 				       const struct in6_addr *addr,
 				       uint16_t udp_port, uint64_t sent_ns)
@@ -212,6 +246,10 @@ enum emu_pulse_verdict emu_pulse_judge(struct emu_pulse_peers *ps,
 	d2 = __atomic_load_n(&pg->drained_ns, __ATOMIC_ACQUIRE);
 	if (d2 != d1)
 		return d2 >= sent_ns ? EMU_PULSE_HAD_TIME : EMU_PULSE_STALLED;
+	/* With io_uring, what left the socket may wait in the ring for a
+	 * receiver that has not had the CPU since. */
+	if (thread_behind(pg))
+		return EMU_PULSE_STALLED;
 	/* Idle, with nothing waiting: the packet never reached it (lost on
 	 * the way), and a loss is what a retry is for. */
 	return EMU_PULSE_HAD_TIME;

@@ -20,6 +20,11 @@ struct emu_pulse_page {
 	_Atomic uint64_t drained_ns;
 	/* A receive batch is under way: the port has packets in hand. */
 	_Atomic uint32_t busy;
+	/* With io_uring, the kernel moves packets out of the socket into the
+	 * ring on the receiving thread's behalf, so an empty socket no longer
+	 * means all is read: the one thread that receives, whose state
+	 * (running or runnable, or asleep) says whether it is behind. */
+	_Atomic uint32_t ring_tid;
 };
 
 /* A port's own pulse: page NULL when it has none (no runtime directory,
@@ -34,6 +39,9 @@ struct emu_pulse {
 void emu_pulse_open(struct emu_pulse *p, const struct in6_addr *addr,
 		    uint16_t udp_port);
 void emu_pulse_close(struct emu_pulse *p);
+/* On the thread that will receive: whether it alone receives, through
+ * io_uring (then peers look at its state). */
+void emu_pulse_receiver(struct emu_pulse *p, bool ring);
 
 /* Around a receive batch: begin returns its start time (0 with no page),
  * end says whether the batch emptied the socket. */

@@ -105,7 +105,12 @@ void emu_transport_will_sleep(struct emu_device *dev)
 
 static void udp_start(void *arg)
 {
-	emu_udp_start(arg);
+	struct emu_tport *tp = arg;
+
+	emu_udp_start(&tp->udp);
+	/* With io_uring only this thread receives: its state tells the
+	 * peers whether it is idle or waiting for a CPU (emu/pulse.c). */
+	emu_pulse_receiver(&tp->pulse, tp->udp.ur != NULL);
 }
 
 static void resume_run(struct emu_budget_user *u)
@@ -264,7 +269,7 @@ int emu_transport_start(struct emu_device *dev)
 			dev->ibdev.name, port->num, tp->budget.total);
 		/* io_uring requests belong to the thread that submits them:
 		 * all of this port's are the engine's. */
-		emu_engine_call(dev->engine, udp_start, &tp->udp);
+		emu_engine_call(dev->engine, udp_start, tp);
 		tp->watch = emu_engine_watch_fd(dev->engine,
 						emu_udp_fd(&tp->udp),
 						on_readable, tp);

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,71 @@ START_TEST(t_judge)
 }
 END_TEST
 
+static _Atomic int spin_stop;
+static _Atomic uint32_t spin_tid;
+
+static void *spin(void *arg)
+{
+	spin_tid = (uint32_t)gettid();
+	while (!spin_stop)
+		;
+	return arg;
+}
+
+static void *nap(void *arg)
+{
+	int *fds = arg;
+	char c;
+
+	spin_tid = (uint32_t)gettid();
+	return read(fds[0], &c, 1) == 1 ? NULL : arg;
+}
+
+/* With io_uring the socket says nothing: the receiving thread's state. */
+START_TEST(t_ring_receiver)
+{
+	struct emu_pulse_peers ps = { 0 };
+	struct in6_addr a = addr(9);
+	struct emu_pulse p;
+	pthread_t th;
+	uint64_t sent;
+	int fds[2];
+
+	emu_pulse_open(&p, &a, PORT);
+	ck_assert_ptr_nonnull(p.page);
+	sent = emu_now_ns();
+	spin_tid = 0;
+	ck_assert_int_eq(pthread_create(&th, NULL, spin, NULL), 0);
+	while (!spin_tid)
+		;
+	p.page->ring_tid = spin_tid;
+	ck_assert_int_eq(emu_pulse_judge(&ps, &a, PORT, sent),
+			 EMU_PULSE_STALLED);
+	spin_stop = 1;
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	/* Asleep (in a read): idle, so the packet was lost. */
+	ck_assert_int_eq(pipe(fds), 0);
+	spin_tid = 0;
+	ck_assert_int_eq(pthread_create(&th, NULL, nap, fds), 0);
+	while (!spin_tid)
+		;
+	p.page->ring_tid = spin_tid;
+	while (emu_pulse_judge(&ps, &a, PORT, sent) != EMU_PULSE_HAD_TIME)
+		usleep(1000);	/* until it is in the read */
+	ck_assert_int_eq(write(fds[1], "x", 1), 1);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	/* Its receiver set from the thread that receives. */
+	emu_pulse_receiver(&p, true);
+	ck_assert_uint_eq(p.page->ring_tid, (uint32_t)gettid());
+	emu_pulse_receiver(&p, false);
+	ck_assert_uint_eq(p.page->ring_tid, 0);
+	close(fds[0]);
+	close(fds[1]);
+	emu_pulse_peers_fini(&ps);
+	emu_pulse_close(&p);
+}
+END_TEST
+
 START_TEST(t_gone)
 {
 	struct emu_pulse_peers ps = { 0 };
@@ -304,6 +370,7 @@ static Suite *pulse_suite(void)
 	tcase_add_test(tc, t_publish);
 	tcase_add_test(tc, t_one_owner);
 	tcase_add_test(tc, t_judge);
+	tcase_add_test(tc, t_ring_receiver);
 	tcase_add_test(tc, t_gone);
 	tcase_add_test(tc, t_not_believed);
 	tcase_add_test(tc, t_cache);
