@@ -33,14 +33,17 @@ hogs_start() {
 		hogs="$hogs $!"
 		n=$((n - 1))
 	done
-	# Check's own timeouts, and the tests' deadlines, stretch with it.
+	# Check's own timeouts, and the tests' deadlines, stretch with it;
+	# tests that make their own load count these in (contention.sh).
 	CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
-	export CK_TIMEOUT_MULTIPLIER
+	EMUVERBS_HOGS=$((2 * $(nproc)))
+	export CK_TIMEOUT_MULTIPLIER EMUVERBS_HOGS
 }
 hogs_stop() {
 	# shellcheck disable=SC2086
 	[ -z "$hogs" ] || kill $hogs 2>/dev/null || true
 	hogs=""
+	unset EMUVERBS_HOGS
 }
 trap hogs_stop EXIT
 [ -z "$stress" ] || hogs_start
