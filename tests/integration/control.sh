@@ -17,14 +17,24 @@ ps_has() {	# ps_has REGEX: `emuverbs ps` shows a line matching it
 
 # wait_for N COMMAND: wait until N processes of COMMAND have a socket.
 wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		[ "$("$EMU" ps 2>/dev/null | awk -v c="$2" '$2 == c' |
-			wc -l)" -ge "$1" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_until 60 running "$@"
+}
+
+running() {
+	[ "$("$EMU" ps 2>/dev/null | awk -v c="$2" '$2 == c' | wc -l)" \
+		-ge "$1" ]
+}
+
+# all_active N: N processes' ports are ACTIVE.
+all_active() {
+	"$EMU" ps >"$WORK/ps" 2>&1
+	[ "$(grep -Ec ' emu0/1 +ACTIVE ' "$WORK/ps")" -ge "$1" ]
+}
+
+# dropped_five: the run-time rule has dropped its five SENDs.
+dropped_five() {
+	"$EMU" fault "$server" list >"$WORK/flist" 2>&1
+	grep -Eq "\(matched [0-9]+, acted 5\)" "$WORK/flist"
 }
 
 # Not under timeout: the PIDs must be the programs' own (emuverbs run
@@ -38,7 +48,7 @@ wait_listen "$PORT"
 "$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 200000 127.0.0.1 \
 	>"$WORK/client" 2>&1 &
 client=$!
-(sleep 120; kill "$watch" "$server" "$client") >/dev/null 2>&1 &
+(sleep "$(slack 120)"; kill "$watch" "$server" "$client") >/dev/null 2>&1 &
 dog=$!
 if wait_for 2 ibv_rc_pingpong && wait_for 1 ibv_asyncwatch; then
 	ok "emuverbs ps lists the pingpong pair and ibv_asyncwatch"
@@ -68,7 +78,9 @@ ps_has "^$watch +ibv_asyncwatch +emu0/1 +DOWN" &&
 	ok "port all emu0/1 flap 150ms" || bad "port flap" "$WORK/flap"
 expect "each says down, and up in 150 ms" "$WORK/flap" \
 	"^$client ibv_rc_pingpong: emu0/1: down, up in 150000 us$"
-sleep 0.3
+# On with the rest once the three are up again.
+wait_until 60 all_active 3 ||
+	bad "the ports came up after the flap" "$WORK/ps"
 
 # A speed change: the running process's view of sysfs says it, and so do
 # its queries (the server below asks its own device through pyverbs).
@@ -82,7 +94,7 @@ else
 fi
 ps_has "^$client +ibv_rc_pingpong +emu0/1 +ACTIVE +HDR 2x" &&
 	ok "ps shows the new rate" || bad "ps shows the new rate" "$WORK/ps"
-"$EMU" fault "$server" list >"$WORK/flist" 2>&1
+wait_until 60 dropped_five
 expect "the run-time rule dropped five SENDs, counted" "$WORK/flist" \
 	"emu0: rt: drop dir=rx op=send count=5 \(matched [0-9]+, acted 5\)"
 

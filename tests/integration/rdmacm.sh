@@ -99,18 +99,14 @@ expect "rping to an address nobody has: UNREACHABLE, error -110" \
 # A peer that dies (SIGKILL: none of its code runs) is seen as a
 # disconnect, as a kernel CM that closes a dead process's ids makes it.
 next_port
-timeout 30 "$EMU" run rping -s -v -p $PORT >"$WORK/die.server" 2>&1 &
+timeout "$(slack 30)" "$EMU" run rping -s -v -p $PORT \
+	>"$WORK/die.server" 2>&1 &
 spid=$!
 if wait_cm $TCP $PORT; then
-	timeout 20 "$EMU" run rping -c -v -C 100000000 -a 127.0.0.1 -p $PORT \
-		>"$WORK/die.client" 2>&1 &
+	timeout "$(slack 20)" "$EMU" run rping -c -v -C 100000000 \
+		-a 127.0.0.1 -p $PORT >"$WORK/die.client" 2>&1 &
 	cpid=$!
-	i=0
-	while [ $i -lt 100 ] &&
-		! grep -q '^ping data: rdma-ping-10:' "$WORK/die.client"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_until 60 grep -q '^ping data: rdma-ping-10:' "$WORK/die.client"
 	pkill -KILL -P "$spid" 2>/dev/null
 	kill -KILL "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null

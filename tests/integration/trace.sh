@@ -14,20 +14,6 @@ S="env EMUVERBS_ADDRESS=$net.1 EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x"
 C="env EMUVERBS_ADDRESS=$net.2 EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x"
 BW="ib_write_bw -d emu0 -x 0"
 
-# pid_of ADDRESS: the PID of the process whose port has ADDRESS, as
-# emuverbs ps lists it (within 10 s).
-pid_of() {
-	i=0
-	while [ $i -lt 100 ]; do
-		p=$("$EMU" ps | awk -v a="$1" '{
-			for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
-		[ -n "$p" ] && echo "$p" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # events FILE EV: how many lines of FILE are events EV.
 events() {
 	grep -c "\"ev\":\"$2\"" "$1"
@@ -194,7 +180,8 @@ $C timeout 120 "$EMU" run $BW -p $PORT -D 8 127.0.0.1 \
 	>"$WORK/long.client" 2>&1 &
 lcli=$!
 pid=$(pid_of "$net.2") || bad "long ib_write_bw: client listed"
-sleep 1
+wait_until 60 qp_sending "$pid" ||
+	bad "long ib_write_bw: the client sends" "$WORK/sending"
 if timeout 30 "$EMU" trace "$pid" --events "$WORK/live.jsonl" --interval 50 \
 	-t 2 >"$WORK/live.out" 2>&1; then
 	ok "emuverbs trace --events -t 2 on a running process"
