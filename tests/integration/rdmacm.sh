@@ -114,8 +114,11 @@ if wait_cm $TCP $PORT; then
 	wait "$cpid"
 	crc=$?
 	t=$(($(date +%s) - t0))
-	if [ "$crc" -ne 0 ] || [ "$t" -gt 5 ]; then
-		bad "rping client after its server's SIGKILL: exit $crc in $t s" \
+	# How soon is the machine's business: a figure. A client that
+	# never hears of it is stopped by its timeout (status 124).
+	echo "the rping client ended $t s after its server's SIGKILL"
+	if [ "$crc" -ne 0 ]; then
+		bad "rping client after its server's SIGKILL: exit $crc" \
 			"$WORK/die.client"
 	else
 		expect "rping client after its server's SIGKILL: DISCONNECTED" \
