@@ -169,14 +169,16 @@ wait_listen() {
 }
 
 # _two NAME SECONDS "WAIT COMMAND" "SERVER ENV" KILL "SERVER COMMAND"
-# "CLIENT COMMAND": what pair and cm share. The server runs through
+# "CLIENT COMMAND": what pair and cm share. Each runs under a timeout of
+# SECONDS x the factor of slack, which only a hung run reaches. The
+# server runs through
 # `emuverbs run` (after env SERVER ENV), the client once WAIT COMMAND says
 # the server listens; both must exit 0, unless KILL is not empty: then the
 # server is stopped once the client is done. Outputs stay in
 # $WORK/NAME.{server,client}.
 _two() {
 	_name=$1
-	_secs=$2
+	_secs=$(slack "$2")
 	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
 	# shellcheck disable=SC2086
 	env $4 timeout "$_secs" "$EMU" run $6 >"$_s.server" 2>&1 &
