@@ -34,6 +34,14 @@ double th_now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+double th_slack(void)
+{
+	const char *e = getenv("CK_TIMEOUT_MULTIPLIER");
+	double f = e ? atof(e) : 0;
+
+	return f > 1 ? f : 1;
+}
+
 int th_fork(struct th_host *h)
 {
 	pid_t pid, parent = getpid();

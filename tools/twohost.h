@@ -69,6 +69,10 @@ int th_join(struct th_host *h, int rc);
 int th_fail(const struct th_host *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 double th_now_us(void);
+/* How much longer than on a quiet machine a test may wait for something
+ * to happen: CK_TIMEOUT_MULTIPLIER, the factor the test suite gives a
+ * loaded machine or a sanitized build (at least 1). */
+double th_slack(void);
 
 /* One "PASS: what" or "FAIL: what" line, counted for th_summary. */
 void th_check(int ok, const char *what);

@@ -3,7 +3,7 @@
 # and its target, in a table and as JSON. Its figures are not judged here:
 # speed is for `emuverbs bench`, not tests.
 . "$(dirname "$0")/lib.sh"
-timeout 180 "$EMU" bench --quick >"$WORK/out" 2>&1 ||
+timeout "$(slack 180)" "$EMU" bench --quick >"$WORK/out" 2>&1 ||
 	bad "emuverbs bench --quick exit status" "$WORK/out"
 cat "$WORK/out"
 for f in "8 B RC SEND round trip, busy polling" \
@@ -16,7 +16,8 @@ for f in "8 B RC SEND round trip, busy polling" \
 done
 expect "bench: failed completions at scale reported" "$WORK/out" \
 	'failed completions at scale: [0-9-]+$'
-timeout 180 "$EMU" bench --quick --runs 1 --json >"$WORK/json" 2>&1 ||
+timeout "$(slack 180)" "$EMU" bench --quick --runs 1 --json \
+	>"$WORK/json" 2>&1 ||
 	bad "emuverbs bench --json exit status" "$WORK/json"
 if /usr/bin/python3 -c '
 import json, sys
@@ -31,7 +32,7 @@ else
 fi
 # The link model's figures: pacing against each modelled rate, and the
 # round trip with a one-way latency.
-timeout 180 "$EMU" bench --link --runs 1 >"$WORK/link" 2>&1 ||
+timeout "$(slack 180)" "$EMU" bench --link --runs 1 >"$WORK/link" 2>&1 ||
 	bad "emuverbs bench --link exit status" "$WORK/link"
 cat "$WORK/link"
 for p in "1x SDR" "1x DDR" "1x QDR" "1x FDR"; do
@@ -40,7 +41,8 @@ for p in "1x SDR" "1x DDR" "1x QDR" "1x FDR"; do
 done
 expect "bench --link: the round trip with a latency" "$WORK/link" \
 	"^[0-9.]+/[0-9.]+ us: [+-][0-9.]+ us \(twice the latency is 100\)"
-timeout 180 "$EMU" bench --link --runs 1 --json >"$WORK/ljson" 2>&1 ||
+timeout "$(slack 180)" "$EMU" bench --link --runs 1 --json \
+	>"$WORK/ljson" 2>&1 ||
 	bad "emuverbs bench --link --json exit status" "$WORK/ljson"
 if /usr/bin/python3 -c '
 import json, sys
@@ -58,7 +60,7 @@ else
 fi
 # Two senders into one paced port, DCQCN off and on: both tables and their
 # summaries are printed (what they show is for reading, as above).
-timeout 120 "$EMU" bench --congestion >"$WORK/cc" 2>&1 ||
+timeout "$(slack 120)" "$EMU" bench --congestion >"$WORK/cc" 2>&1 ||
 	bad "emuverbs bench --congestion exit status" "$WORK/cc"
 cat "$WORK/cc"
 if [ "$(grep -c '^second half: QP0 [0-9.]* MB/s, QP1 [0-9.]* MB/s' \

@@ -4,4 +4,4 @@
 . "$(dirname "$0")/lib.sh"
 prog="$top_builddir/tests/integration/blocked_target"
 [ -x "$prog" ] || { echo "FAIL: $prog is not built"; exit 1; }
-exec timeout 60 "$EMU" run "$prog"
+exec timeout "$(slack 60)" "$EMU" run "$prog"

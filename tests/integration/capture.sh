@@ -23,20 +23,6 @@ RC="ibv_rc_pingpong -d emu0 -g 0"
 UD="ibv_ud_pingpong -d emu0 -g 0"
 CAP=EMUVERBS_CAPTURE
 
-# pid_of ADDRESS: the PID of the process whose port has ADDRESS, as
-# emuverbs ps lists it (within 10 s).
-pid_of() {
-	i=0
-	while [ $i -lt 100 ]; do
-		p=$("$EMU" ps | awk -v a="$1" '{
-			for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
-		[ -n "$p" ] && echo "$p" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # decodes NAME FILE: tshark takes every packet of FILE as InfiniBand,
 # nothing malformed, no expert error; scapy agrees with every ICRC.
 decodes() {
@@ -219,10 +205,21 @@ fi
 "$EMU" ctl "$pid" capture status >"$WORK/status" 2>&1
 expect "no capture runs after it" "$WORK/status" '^capture off$'
 
+# capturing PID: PID's capture runs and has taken a packet.
+capturing() {
+	"$EMU" ctl "$1" capture status 2>/dev/null |
+		grep -Eq '^capture running .* packets [1-9]'
+}
+
 # Ctrl-C stops it.
 timeout 60 "$EMU" trace "$pid" -w "$WORK/int.pcap" >"$WORK/int.out" 2>&1 &
 tr=$!
-sleep 1
+# Ctrl-C once it said it captures (its handler is in place) and the file
+# has packets.
+wait_until 60 grep -q "capturing into" "$WORK/int.out" &&
+	wait_until 60 capturing "$pid" ||
+	bad "emuverbs trace started a capture that took packets" \
+		"$WORK/int.out"
 kill -INT $tr
 if wait $tr; then
 	ok "Ctrl-C stops emuverbs trace, status 0"

@@ -37,12 +37,13 @@ while True:
     print("received", n, flush=True)
 ' >"$WORK/holder" 2>&1 &
 holder=$!
-i=0
-until grep -q holding "$WORK/holder" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 50 ] && { bad "the 4791 holder started" "$WORK/holder"; finish; exit 1; }
-	sleep 0.1
-done
+wait_until 60 grep -q holding "$WORK/holder" ||
+	{ bad "the 4791 holder started" "$WORK/holder"; finish; exit 1; }
+
+# ns_listening: something in the namespace listens on TCP port $PORT.
+ns_listening() {
+	$IN ss -Hltn "sport = :$PORT" | grep -q .
+}
 
 # npair NAME "SERVER" "CLIENT": both through emuverbs run, in the namespace.
 npair() {
@@ -50,12 +51,7 @@ npair() {
 	# shellcheck disable=SC2086
 	timeout 60 $IN "$EMU" run $2 >"$_s.server" 2>&1 &
 	_sp=$!
-	_i=0
-	until $IN ss -Hltn "sport = :$PORT" | grep -q .; do
-		_i=$((_i + 1))
-		[ $_i -gt 100 ] && break
-		sleep 0.1
-	done
+	wait_until 60 ns_listening
 	# shellcheck disable=SC2086
 	timeout 60 $IN "$EMU" run $3 >"$_s.client" 2>&1
 	_c=$?
@@ -73,7 +69,9 @@ npair() {
 cap="$WORK/fallback.pcap"
 $IN tcpdump -i lo -U -s 0 -w "$cap" udp port 14791 >"$WORK/tcpdump.log" 2>&1 &
 dump=$!
-sleep 1
+# tcpdump says "listening on" once its filter is in place.
+wait_until 60 grep -q "listening on" "$WORK/tcpdump.log" ||
+	bad "tcpdump started" "$WORK/tcpdump.log"
 next_port
 npair "rc_pingpong while 0.0.0.0:4791 is held" \
 	"ibv_rc_pingpong -g 0 -s 8000 -n 50 -p $PORT" \
@@ -85,7 +83,8 @@ next_port
 npair "ud_pingpong while 0.0.0.0:4791 is held" \
 	"ibv_ud_pingpong -g 0 -s 500 -n 50 -p $PORT" \
 	"ibv_ud_pingpong -g 0 -s 500 -n 50 -p $PORT 127.0.0.1"
-sleep 1
+# Stopped once it has written packets (-U: each as it takes it).
+wait_until 60 pcap_holds 1 "$cap"
 kill "$dump"
 wait "$dump" 2>/dev/null
 n=$(tshark -r "$cap" -d udp.port==14791,infiniband -Y infiniband 2>/dev/null |

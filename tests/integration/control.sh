@@ -17,28 +17,53 @@ ps_has() {	# ps_has REGEX: `emuverbs ps` shows a line matching it
 
 # wait_for N COMMAND: wait until N processes of COMMAND have a socket.
 wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		[ "$("$EMU" ps 2>/dev/null | awk -v c="$2" '$2 == c' |
-			wc -l)" -ge "$1" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_until 60 running "$@"
+}
+
+running() {
+	[ "$("$EMU" ps 2>/dev/null | awk -v c="$2" '$2 == c' | wc -l)" \
+		-ge "$1" ]
+}
+
+# all_active N: N processes' ports are ACTIVE.
+all_active() {
+	"$EMU" ps >"$WORK/ps" 2>&1
+	[ "$(grep -Ec ' emu0/1 +ACTIVE ' "$WORK/ps")" -ge "$1" ]
+}
+
+# qp_sent PID: what PID's QP has sent (its last sent_pkts line).
+qp_sent() {
+	"$EMU" stats "$1" 2>/dev/null | awk '$1 == "sent_pkts" { n = $2 }
+		END { print n + 0 }'
+}
+
+# sends_more PID N: PID's QP is in RTS and has sent more than N.
+sends_more() {
+	qp_sending "$1" && [ "$(qp_sent "$1")" -gt "$2" ]
+}
+
+# dropped_five: the run-time rule has dropped its five SENDs.
+dropped_five() {
+	"$EMU" fault "$server" list >"$WORK/flist" 2>&1
+	grep -Eq "\(matched [0-9]+, acted 5\)" "$WORK/flist"
 }
 
 # Not under timeout: the PIDs must be the programs' own (emuverbs run
-# execs them). A watchdog ends what is left after two minutes.
+# execs them). A watchdog ends what is left of a hung run. The pingpong
+# runs until the test has seen it go on after the flap and the drops: a
+# number of round trips that outlasts the checks would be seconds on a
+# quiet machine and many minutes on a busy one.
 "$EMU" run ibv_asyncwatch >"$WORK/watch" 2>&1 &
 watch=$!
 next_port
-"$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 200000 >"$WORK/server" 2>&1 &
+"$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 100000000 \
+	>"$WORK/server" 2>&1 &
 server=$!
 wait_listen "$PORT"
-"$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 200000 127.0.0.1 \
+"$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 100000000 127.0.0.1 \
 	>"$WORK/client" 2>&1 &
 client=$!
-(sleep 120; kill "$watch" "$server" "$client") >/dev/null 2>&1 &
+(sleep "$(slack 600)"; kill "$watch" "$server" "$client") >/dev/null 2>&1 &
 dog=$!
 if wait_for 2 ibv_rc_pingpong && wait_for 1 ibv_asyncwatch; then
 	ok "emuverbs ps lists the pingpong pair and ibv_asyncwatch"
@@ -68,7 +93,9 @@ ps_has "^$watch +ibv_asyncwatch +emu0/1 +DOWN" &&
 	ok "port all emu0/1 flap 150ms" || bad "port flap" "$WORK/flap"
 expect "each says down, and up in 150 ms" "$WORK/flap" \
 	"^$client ibv_rc_pingpong: emu0/1: down, up in 150000 us$"
-sleep 0.3
+# On with the rest once the three are up again.
+wait_until 60 all_active 3 ||
+	bad "the ports came up after the flap" "$WORK/ps"
 
 # A speed change: the running process's view of sysfs says it, and so do
 # its queries (the server below asks its own device through pyverbs).
@@ -82,7 +109,7 @@ else
 fi
 ps_has "^$client +ibv_rc_pingpong +emu0/1 +ACTIVE +HDR 2x" &&
 	ok "ps shows the new rate" || bad "ps shows the new rate" "$WORK/ps"
-"$EMU" fault "$server" list >"$WORK/flist" 2>&1
+wait_until 60 dropped_five
 expect "the run-time rule dropped five SENDs, counted" "$WORK/flist" \
 	"emu0: rt: drop dir=rx op=send count=5 \(matched [0-9]+, acted 5\)"
 
@@ -125,18 +152,41 @@ chmod 600 "$run_dir/$server.sock"
 ps_has "^$server +ibv_rc_pingpong +emu0/1 +ACTIVE" &&
 	ok "and the port stayed up" || bad "the port stayed up" "$WORK/ps"
 
-if wait "$client" && wait "$server"; then
-	ok "the pingpong survived the flap and the drops"
+# The transfer goes on after the flap and the drops: each side's QP is
+# in RTS and sends more than it had (a QP in error would have ended its
+# program with a failure).
+c0=$(qp_sent "$client")
+s0=$(qp_sent "$server")
+if wait_until 60 sends_more "$client" "$c0" &&
+	wait_until 60 sends_more "$server" "$s0"; then
+	ok "the pingpong survived the flap and the drops (sent $c0, $s0, \
+then more)"
 else
 	bad "the pingpong survived the flap and the drops" "$WORK/client"
 	sed 's/^/    s| /' "$WORK/server" | tail -5
 fi
+kill "$client" "$server" 2>/dev/null
+wait "$client" "$server" 2>/dev/null
 expect "ibv_asyncwatch saw PORT_ERR" "$WORK/watch" \
 	"IBV_EVENT_PORT_ERR \(10\), port 1"
 expect "then PORT_ACTIVE" "$WORK/watch" "IBV_EVENT_PORT_ACTIVE \(9\), port 1"
-# Sockets go when their processes end.
-[ ! -e "$run_dir/$server.sock" ] && [ ! -e "$run_dir/$client.sock" ] &&
-	ok "the pingpongs' sockets are gone" || bad "sockets removed"
+
+# Sockets go when their processes end: a short pair, seen listed before.
+next_port
+"$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 10 >"$WORK/s2" 2>&1 &
+s2=$!
+wait_listen "$PORT"
+[ -e "$run_dir/$s2.sock" ] && ok "a running pingpong has its socket" ||
+	bad "a running pingpong has its socket"
+"$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 10 127.0.0.1 >"$WORK/c2" 2>&1 &
+c2=$!
+if wait "$c2" && wait "$s2"; then
+	[ ! -e "$run_dir/$s2.sock" ] && [ ! -e "$run_dir/$c2.sock" ] &&
+		ok "the pingpongs' sockets are gone once they end" ||
+		bad "sockets removed"
+else
+	bad "a pingpong of 10 round trips" "$WORK/c2"
+fi
 
 # A SIGKILLed process leaves its socket; the next process removes it.
 kill -9 "$watch"

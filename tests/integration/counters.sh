@@ -33,7 +33,9 @@ else
 	tcpdump -i lo -U -s 0 -w "$cap" udp port 4791 and net "$net.0/24" \
 		>"$WORK/tcpdump.log" 2>&1 &
 	dump=$!
-	sleep 1
+	# tcpdump says "listening on" once its filter is in place.
+	wait_until 60 grep -q "listening on" "$WORK/tcpdump.log" ||
+		bad "tcpdump started" "$WORK/tcpdump.log"
 	next_port
 	pair "rc_pingpong 100 x 4096 B" 60 \
 		"$S ibv_rc_pingpong -g 0 -p $PORT -n 100" \
@@ -68,7 +70,14 @@ EOF
 		"$S EMUVERBS_CONFIG=$WORK/reorder.ini ibv_rc_pingpong -g 0 \
 		-p $PORT -n 100" \
 		"$C ibv_rc_pingpong -g 0 -p $PORT -n 100 127.0.0.1"
-	sleep 1
+	# Stopped once the file holds as many packets as the processes
+	# logged sending (or a bound passed: then the check below says
+	# what differs).
+	sent=$(cat "$WORK"/*.server "$WORK"/*.client |
+		sed -n 's/.*: counters.* tx_wire_pkts=\([0-9]*\).*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }')
+	echo "the processes logged $sent packets sent"
+	wait_until 60 pcap_holds "$sent" "$cap"
 	kill "$dump"
 	wait "$dump" 2>/dev/null
 	tshark -r "$cap" -T fields -E separator=' ' -e ip.src -e ip.dst \
@@ -106,15 +115,12 @@ wait_listen "$PORT" || bad "pingpong server listens" "$WORK/long.server"
 "$EMU" run ibv_rc_pingpong -g 0 -p "$PORT" -n 100000000 127.0.0.1 \
 	>"$WORK/long.client" 2>&1 &
 cpid=$!
-i=0
-while [ "$(ls "$EMUVERBS_RUNTIME_DIR" | grep -c '\.sock$')" -lt 2 ] &&
-	[ $i -lt 100 ]
-do
-	sleep 0.1
-	i=$((i + 1))
+# Both QPs under way.
+wait_until 60 sockets 2
+for p in $(ls "$EMUVERBS_RUNTIME_DIR" | sed -n 's/\.sock$//p'); do
+	wait_until 60 qp_sending "$p"
 done
 pid=$(ls "$EMUVERBS_RUNTIME_DIR" | sed -n 's/\.sock$//p' | sort -n | head -1)
-sleep 1
 "$EMU" stats "$pid" >"$WORK/stats" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "stats PID: status 0" || bad "stats PID: $rc" \
@@ -216,9 +222,22 @@ if "$EMU" run sh -c 'test -d /sys/class/infiniband' 2>/dev/null; then
 		hw=/sys/class/infiniband/emu0/ports/1/hw_counters
 		ibv_rc_pingpong -g 0 -p '"$PORT"' -n 100000000 127.0.0.1 \
 			>/dev/null 2>&1 &
-		sleep 1.5
-		echo "running sent_pkts $(cat $hw/sent_pkts)"
-		sleep 2.2
+		# Each as soon as the file shows it (within a bound): a
+		# value above 0, then a larger one.
+		n=0
+		until [ "$(cat $hw/sent_pkts)" -gt 0 ] ||
+			[ $n -ge '"$(slack 600)"' ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		a=$(cat $hw/sent_pkts)
+		echo "running sent_pkts $a"
+		n=0
+		until [ "$(cat $hw/sent_pkts)" -gt "$a" ] ||
+			[ $n -ge '"$(slack 600)"' ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
 		kill -0 $! && echo "later sent_pkts $(cat $hw/sent_pkts)"
 		echo "lifespan $(cat $hw/lifespan)"
 		kill $!

@@ -421,7 +421,7 @@ static int wait_wc(struct th_host *h, const struct group *g,
 		   const struct dc_case *c, struct ibv_wc *wc)
 {
 	wc->status = IBV_WC_SUCCESS;	/* stays so if nothing came */
-	if (!th_wait_wc(h, wc, DEADLINE_MS))
+	if (!th_wait_wc(h, wc, (unsigned int)(DEADLINE_MS * th_slack())))
 		return 0;
 	if (wc->status != IBV_WC_SUCCESS)
 		th_fail(h, "%s: the failed completion: wr_id %#" PRIx64
@@ -621,7 +621,7 @@ static int check_b(struct th_host *h, const struct group *g,
 	 * arrived, so give it until the deadline; once all of it is there it
 	 * must stay. Everything else must be in place already. */
 	if (g->type == IBV_QPT_UC && g->op == IBV_WR_RDMA_WRITE) {
-		deadline = th_now_us() + DEADLINE_MS * 1e3;
+		deadline = th_now_us() + DEADLINE_MS * th_slack() * 1e3;
 		while (!(landed = !compare(h, g, c, image, 1)) &&
 		       th_now_us() < deadline)
 			;

@@ -9,4 +9,4 @@ prog="$top_builddir/tests/integration/datacheck"
 # group, so both hosts go. DATACHECK_ARGS (e.g. "--seed 7 --rounds 500")
 # widens a run by hand.
 # shellcheck disable=SC2086
-timeout 120 "$EMU" run "$prog" ${DATACHECK_ARGS-}
+timeout "$(slack 120)" "$EMU" run "$prog" ${DATACHECK_ARGS-}

@@ -43,6 +43,11 @@ expect "fi_info: FI_EP_MSG on emu0 (netdev port)" "$WORK/msg" \
 	'type: FI_EP_MSG'
 expect "fi_info: msg domain emu0" "$WORK/msg" 'domain: emu0$'
 
+# fpp_listening: fi_pingpong's server in A has its control socket.
+fpp_listening() {
+	ip netns exec "$A" ss -Hltn "sport = :47592" | grep -q .
+}
+
 # fpp EP: fi_pingpong server in A, client in B dialling 198.18.0.1 (its
 # control socket is TCP 47592 in A); both must exit 0.
 fpp() {
@@ -51,12 +56,7 @@ fpp() {
 	timeout 90 $SA "$EMU" run fi_pingpong -p verbs -e "$1" -I 200 \
 		>"$_f.server" 2>&1 &
 	_sp=$!
-	_i=0
-	until ip netns exec "$A" ss -Hltn "sport = :47592" | grep -q .; do
-		_i=$((_i + 1))
-		[ $_i -gt 100 ] && break
-		sleep 0.1
-	done
+	wait_until 60 fpp_listening
 	timeout 90 $SB "$EMU" run fi_pingpong -p verbs -e "$1" -I 200 \
 		198.18.0.1 >"$_f.client" 2>&1
 	_c=$?

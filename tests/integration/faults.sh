@@ -19,7 +19,7 @@ rc_under() {
 	name=$1
 	rules=$2
 	shift 2
-	EMUVERBS_DEBUG=xport EMUVERBS_FAULT="$rules" timeout 300 \
+	EMUVERBS_DEBUG=xport EMUVERBS_FAULT="$rules" timeout "$(slack 300)" \
 		"$EMU" run "$dc" --only "RC " --rounds 60 --seed 3 \
 		>"$WORK/$name" 2>&1
 	if grep -q "^8 passed, 0 failed" "$WORK/$name"; then
@@ -54,8 +54,8 @@ rc_under "delays, truncation and header corruption" \
 # the timing of a windowed RC transfer differs from run to run.
 dropped() {
 	EMUVERBS_DEBUG=xport EMUVERBS_FAULT="name=det drop dir=rx op=write \
-prob=0.05 seed=$1" timeout 300 "$EMU" run "$dc" --only "RC RDMA_WRITE" \
-		--rounds 60 --seed 3 >"$WORK/det.$2" 2>&1
+prob=0.05 seed=$1" timeout "$(slack 300)" "$EMU" run "$dc" \
+		--only "RC RDMA_WRITE" --rounds 60 --seed 3 >"$WORK/det.$2" 2>&1
 	grep -q "^2 passed, 0 failed" "$WORK/det.$2" ||
 		bad "determinism run $2 completes" "$WORK/det.$2"
 	sed -n 's/.*fault det: \(rx [A-Z_]*\) qpn [^ ]* \(psn .*acted before 0\)$/\1 \2/p' \
@@ -79,7 +79,7 @@ else
 fi
 
 EMUVERBS_DEBUG=xport EMUVERBS_FAULT="name=loss drop dir=rx op=send prob=0.1 seed=11" \
-	timeout 120 "$EMU" run "$lossy" >"$WORK/lossy" 2>&1
+	timeout "$(slack 120)" "$EMU" run "$lossy" >"$WORK/lossy" 2>&1
 cat "$WORK/lossy"
 expect "UC loses whole messages only" "$WORK/lossy" \
 	"^PASS: UC over a lossy link"

@@ -18,15 +18,9 @@ ps_rows() {
 	awk '$2 == "ibv_asyncwatch" { print $1 }' "$1" | sort -n | tr '\n' ' '
 }
 
-# wait_file FILE: wait until FILE exists (at most 60 s).
+# wait_file FILE: wait until FILE exists.
 wait_file() {
-	i=0
-	while [ $i -lt 600 ]; do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_until 60 test -e "$1"
 }
 
 # Job alpha: two programs, each through `emuverbs run`, in the job the
@@ -50,7 +44,7 @@ ibv_asyncwatch >"$W/b2" 2>&1 &
 p2=$!
 echo "$EMUVERBS_JOB" >"$W/b.job"
 i=0
-while [ $i -lt 200 ]; do
+while [ $i -lt 600 ]; do
 	[ "$("$EMU" ps 2>/dev/null | grep -c ibv_asyncwatch)" -ge 2 ] && break
 	sleep 0.1
 	i=$((i + 1))
@@ -69,7 +63,8 @@ wait
 EOF
 "$EMU" run sh "$WORK/jobb.sh" "$EMU" "$WORK" >"$WORK/b.out" 2>&1 &
 b=$!
-(sleep 120; kill "$a1" "$a2" "$b"; echo >"$WORK/b.go") >/dev/null 2>&1 &
+(sleep "$(slack 120)"; kill "$a1" "$a2" "$b"; echo >"$WORK/b.go") \
+	>/dev/null 2>&1 &
 dog=$!
 
 if wait_file "$WORK/b.done"; then
@@ -78,13 +73,8 @@ else
 	bad "job B ran its script" "$WORK/b.out"
 fi
 # Both of alpha's are up (B's are: its script saw them).
-i=0
-while [ $i -lt 200 ]; do
-	[ -e "$EMUVERBS_RUNTIME_DIR/$a1.sock" ] &&
-		[ -e "$EMUVERBS_RUNTIME_DIR/$a2.sock" ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 60 test -e "$EMUVERBS_RUNTIME_DIR/$a1.sock" -a \
+	-e "$EMUVERBS_RUNTIME_DIR/$a2.sock"
 
 # ---- what emuverbs run and -A say about the jobs -----------------------
 "$EMU" ps -A >"$WORK/all.ps" 2>&1

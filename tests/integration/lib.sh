@@ -97,26 +97,88 @@ next_port() {
 	PORT=$_port
 }
 
-# Wait until something listens on TCP port $1 (at most 10 s).
-wait_listen() {
-	i=0
-	while [ $i -lt 100 ]; do
-		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+# How much longer than on a quiet machine a wait may last: the factor
+# CK_TIMEOUT_MULTIPLIER gives Check's timeouts (a sanitized build, a
+# loaded machine), rounded up, at least 1.
+_slack=$(awk -v f="${CK_TIMEOUT_MULTIPLIER:-1}" 'BEGIN {
+	f += 0; n = int(f); if (n < f) n++; print n < 1 ? 1 : n }')
+
+# slack SECONDS: SECONDS scaled by that factor, for a bound such as a
+# watchdog's.
+slack() {
+	echo $(($1 * _slack))
+}
+
+# wait_until SECONDS COMMAND...: runs COMMAND every 0.1 s until it
+# succeeds (status 0), or gives up (status 1) once SECONDS x the factor
+# have passed. What a test waits for is a condition, never a time: the
+# wait ends as soon as the condition holds, so its bound is generous, only
+# how long a broken run takes to say so.
+wait_until() {
+	_wu_end=$(($(date +%s) + $(slack "$1")))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
 		sleep 0.1
-		i=$((i + 1))
 	done
-	return 1
+}
+
+# listening PORT: something listens on TCP port PORT.
+listening() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# pcap_holds N FILE: the pcap FILE holds N packets or more (a tcpdump -U
+# still running writes each whole as it takes it).
+pcap_holds() {
+	[ "$(tcpdump -nqr "$2" 2>/dev/null | wc -l)" -ge "$1" ]
+}
+
+# sockets N: N processes have their control sockets (PID.sock) in
+# $EMUVERBS_RUNTIME_DIR.
+sockets() {
+	_n=$1
+	set -- "$EMUVERBS_RUNTIME_DIR"/*.sock
+	[ -e "$1" ] && [ $# -ge "$_n" ]
+}
+
+# qp_sending PID: an RC QP of PID is in RTS and has sent packets, as
+# `emuverbs stats` shows it (the output stays in $WORK/sending).
+qp_sending() {
+	"$EMU" stats "$1" >"$WORK/sending" 2>&1 &&
+		grep -q '^qp [0-9]* port [^ ]* type RC state RTS ' \
+			"$WORK/sending" &&
+		grep -Eq '^  sent_pkts +[1-9]' "$WORK/sending"
+}
+
+# pid_of ADDRESS: the PID of the process whose port has ADDRESS, as
+# `emuverbs ps` lists it (once it does).
+pid_of() {
+	wait_until 60 listed "$1" && echo "$_pid"
+}
+
+listed() {
+	_pid=$("$EMU" ps | awk -v a="$1" '{
+		for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
+	[ -n "$_pid" ]
+}
+
+# Wait until something listens on TCP port $1.
+wait_listen() {
+	wait_until 60 listening "$1"
 }
 
 # _two NAME SECONDS "WAIT COMMAND" "SERVER ENV" KILL "SERVER COMMAND"
-# "CLIENT COMMAND": what pair and cm share. The server runs through
+# "CLIENT COMMAND": what pair and cm share. Each runs under a timeout of
+# SECONDS x the factor of slack, which only a hung run reaches. The
+# server runs through
 # `emuverbs run` (after env SERVER ENV), the client once WAIT COMMAND says
 # the server listens; both must exit 0, unless KILL is not empty: then the
 # server is stopped once the client is done. Outputs stay in
 # $WORK/NAME.{server,client}.
 _two() {
 	_name=$1
-	_secs=$2
+	_secs=$(slack "$2")
 	_s="$WORK/$(echo "$_name" | tr -c 'A-Za-z0-9_\n' _)"
 	# shellcheck disable=SC2086
 	env $4 timeout "$_secs" "$EMU" run $6 >"$_s.server" 2>&1 &
@@ -171,16 +233,14 @@ cm() {
 
 # Wait until an rdma_cm listener of ours holds port space $1 (hex, as 0106
 # for RDMA_PS_TCP) and port $2 on a wildcard or loopback address: its
-# loopback rendezvous socket, among our user's, listens (flag
-# __SO_ACCEPTCON in /proc/net/unix). At most 10 s.
+# loopback rendezvous socket, among our user's, listens (flag __SO_ACCEPTCON in
+# /proc/net/unix).
 wait_cm() {
+	wait_until 60 cm_listening "$1" "$2"
+}
+
+cm_listening() {
 	_cmn="@emuverbs-rdma-cm/$(id -u)/$1/$2"
-	i=0
-	while [ $i -lt 100 ]; do
-		awk -v n="$_cmn" '$4 == "00010000" && $8 == n { f = 1 }
-			END { exit !f }' /proc/net/unix 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	awk -v n="$_cmn" '$4 == "00010000" && $8 == n { f = 1 }
+		END { exit !f }' /proc/net/unix 2>/dev/null
 }

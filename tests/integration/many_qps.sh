@@ -6,4 +6,4 @@
 . "$(dirname "$0")/lib.sh"
 prog="$top_builddir/tests/integration/many_qps"
 [ -x "$prog" ] || { echo "FAIL: $prog is not built"; exit 1; }
-exec timeout 300 "$EMU" run "$prog"
+exec timeout "$(slack 300)" "$EMU" run "$prog"

@@ -37,6 +37,11 @@ $SA "$EMU" devices >"$WORK/dev" 2>&1
 expect "GID 0 is the veth's address" "$WORK/dev" 'GID\[ 0\] ::ffff:198\.18\.0\.1 +RoCEv2'
 expect "port MTU fits a 1500-byte veth" "$WORK/dev" 'MTU 1024,'
 
+# a_listening: something in namespace A listens on TCP port $PORT.
+a_listening() {
+	ip netns exec "$A" ss -Hltn "sport = :$PORT" | grep -q .
+}
+
 # pair runs `emuverbs run` in the default namespace; here each side runs in
 # its own, so both commands name the namespace themselves.
 npair() {
@@ -45,12 +50,7 @@ npair() {
 	# shellcheck disable=SC2086
 	timeout 90 $SA "$EMU" run $2 >"$_s.server" 2>&1 &
 	_sp=$!
-	_i=0
-	until ip netns exec "$A" ss -Hltn "sport = :$PORT" | grep -q .; do
-		_i=$((_i + 1))
-		[ $_i -gt 100 ] && break
-		sleep 0.1
-	done
+	wait_until 60 a_listening
 	# shellcheck disable=SC2086
 	timeout 90 $SB "$EMU" run $3 >"$_s.client" 2>&1
 	_c=$?
@@ -75,7 +75,7 @@ next_port
 timeout 30 $SA "$EMU" run ibv_rc_pingpong -g 0 -m 4096 -p "$PORT" \
 	>"$WORK/m.server" 2>&1 &
 sp=$!
-sleep 0.5
+wait_until 60 a_listening
 timeout 30 $SB "$EMU" run ibv_rc_pingpong -g 0 -m 4096 -p "$PORT" 198.18.0.1 \
 	>"$WORK/m.client" 2>&1
 kill $sp 2>/dev/null
@@ -93,18 +93,22 @@ ip -n "$B" addr add 2001:db8:77::2/64 dev vb nodad
 # address detection ends (a second or two): the kernel refuses to send
 # from a tentative address (EINVAL), as it would for any program, and the
 # port's GID table, like the kernel's, lists them from the start.
-_i=0
-while [ -n "$(ip -n "$A" -6 addr show tentative; ip -n "$B" -6 addr show tentative)" ] &&
-	[ $_i -lt 100 ]; do
-	sleep 0.1
-	_i=$((_i + 1))
-done
-sleep 0.5
-$SA "$EMU" devices >"$WORK/dev6" 2>&1
+settled() {
+	[ -z "$(ip -n "$A" -6 addr show tentative
+		ip -n "$B" -6 addr show tentative)" ]
+}
+wait_until 60 settled
 # gidx FILE PATTERN: the index of the RoCEv2 GID whose address matches.
 gidx() {
 	sed -n "s/^ *GID\[ *\([0-9]*\)\] \($2\) *RoCEv2.*/\1/p" "$1" | head -1
 }
+# The port's table lists both, once rtnetlink has told it.
+gids6() {
+	$SA "$EMU" devices >"$WORK/dev6" 2>&1
+	[ -n "$(gidx "$WORK/dev6" '2001:db8:77::1')" ] &&
+		[ -n "$(gidx "$WORK/dev6" 'fe80::[0-9a-f:]*')" ]
+}
+wait_until 60 gids6
 g6=$(gidx "$WORK/dev6" '2001:db8:77::1')
 ll=$(gidx "$WORK/dev6" 'fe80::[0-9a-f:]*')
 if [ -n "$g6" ] && [ -n "$ll" ]; then

@@ -99,18 +99,14 @@ expect "rping to an address nobody has: UNREACHABLE, error -110" \
 # A peer that dies (SIGKILL: none of its code runs) is seen as a
 # disconnect, as a kernel CM that closes a dead process's ids makes it.
 next_port
-timeout 30 "$EMU" run rping -s -v -p $PORT >"$WORK/die.server" 2>&1 &
+timeout "$(slack 30)" "$EMU" run rping -s -v -p $PORT \
+	>"$WORK/die.server" 2>&1 &
 spid=$!
 if wait_cm $TCP $PORT; then
-	timeout 20 "$EMU" run rping -c -v -C 100000000 -a 127.0.0.1 -p $PORT \
-		>"$WORK/die.client" 2>&1 &
+	timeout "$(slack 20)" "$EMU" run rping -c -v -C 100000000 \
+		-a 127.0.0.1 -p $PORT >"$WORK/die.client" 2>&1 &
 	cpid=$!
-	i=0
-	while [ $i -lt 100 ] &&
-		! grep -q '^ping data: rdma-ping-10:' "$WORK/die.client"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_until 60 grep -q '^ping data: rdma-ping-10:' "$WORK/die.client"
 	pkill -KILL -P "$spid" 2>/dev/null
 	kill -KILL "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
@@ -118,8 +114,11 @@ if wait_cm $TCP $PORT; then
 	wait "$cpid"
 	crc=$?
 	t=$(($(date +%s) - t0))
-	if [ "$crc" -ne 0 ] || [ "$t" -gt 5 ]; then
-		bad "rping client after its server's SIGKILL: exit $crc in $t s" \
+	# How soon is the machine's business: a figure. A client that
+	# never hears of it is stopped by its timeout (status 124).
+	echo "the rping client ended $t s after its server's SIGKILL"
+	if [ "$crc" -ne 0 ]; then
+		bad "rping client after its server's SIGKILL: exit $crc" \
 			"$WORK/die.client"
 	else
 		expect "rping client after its server's SIGKILL: DISCONNECTED" \

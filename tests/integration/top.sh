@@ -23,15 +23,11 @@ wait_listen "$PORT" || { bad "pingpong server listens" "$WORK/server"; }
 	>"$WORK/client" 2>&1 &
 cpid=$!
 # Both processes answer on their sockets: PID.sock.
-i=0
-while [ "$(ls "$EMUVERBS_RUNTIME_DIR" | grep -c '\.sock$')" -lt 2 ] &&
-	[ $i -lt 100 ]
-do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_until 60 sockets 2
 pid=$(ls "$EMUVERBS_RUNTIME_DIR" | sed -n 's/\.sock$//p' | sort -n | head -1)
 [ -n "$pid" ] || { bad "the pingpong pair opened its devices"; finish; exit; }
+# Its QP connected, so that qps names the peer's.
+wait_until 60 qp_sending "$pid"
 "$EMU" ctl "$pid" qps >"$WORK/qps" 2>&1
 qpn=$(sed -n 's/.*qp \([0-9]*\) port.*/\1/p' "$WORK/qps")
 dqpn=$(sed -n 's/.* dqpn \([0-9]*\) .*/\1/p' "$WORK/qps")
@@ -43,16 +39,14 @@ screen() {
 	$tm capture-pane -p -t "$ses" >"$WORK/screen" 2>&1
 }
 
-# wait_screen REGEX: up to 10 s for the pane to show it.
+# wait_screen REGEX: wait for the pane to show it.
 wait_screen() {
-	i=0
-	while [ $i -lt 50 ]; do
-		screen
-		grep -Eq -- "$1" "$WORK/screen" && return 0
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
+	wait_until 60 shows "$1"
+}
+
+shows() {
+	screen
+	grep -Eq -- "$1" "$WORK/screen"
 }
 
 # start NAME: top against $pid in a new session NAME (the server stays:

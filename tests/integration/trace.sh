@@ -14,20 +14,6 @@ S="env EMUVERBS_ADDRESS=$net.1 EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x"
 C="env EMUVERBS_ADDRESS=$net.2 EMUVERBS_SPEED=QDR EMUVERBS_WIDTH=1x"
 BW="ib_write_bw -d emu0 -x 0"
 
-# pid_of ADDRESS: the PID of the process whose port has ADDRESS, as
-# emuverbs ps lists it (within 10 s).
-pid_of() {
-	i=0
-	while [ $i -lt 100 ]; do
-		p=$("$EMU" ps | awk -v a="$1" '{
-			for (i = 2; i <= NF; i++) if ($i == a) print $1 }')
-		[ -n "$p" ] && echo "$p" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # events FILE EV: how many lines of FILE are events EV.
 events() {
 	grep -c "\"ev\":\"$2\"" "$1"
@@ -106,12 +92,13 @@ expect "each with the packet it took" "$WORK/srv.jsonl" \
 expect "sequence NAKs sent" "$WORK/srv.jsonl" \
 	'"ev":"nak",.*"dir":"tx","kind":"seq"'
 expect "and received" "$ctrace" '"ev":"nak",.*"dir":"rx","kind":"seq"'
-# The samples add up: the last one's bytes are the most.
+# The samples add up: the last one's bytes are the most. (How many bytes
+# 3 s carry depends on the machine: a figure, printed.)
 /usr/bin/python3 -c '
 import json, sys
 tx = [json.loads(l)["tx_bytes"] for l in open(sys.argv[1])
       if "\"ev\":\"sample\"" in l]
-assert len(tx) > 5 and tx == sorted(tx) and tx[-1] > 10**7, tx[-5:]
+assert len(tx) > 1 and tx == sorted(tx) and tx[-1] > tx[0], tx[-5:]
 print(len(tx), tx[-1])' "$ctrace" >"$WORK/samples" 2>&1 &&
 	ok "samples grow to $(cut -d' ' -f2 "$WORK/samples") bytes sent" ||
 	bad "samples grow" "$WORK/samples"
@@ -194,7 +181,8 @@ $C timeout 120 "$EMU" run $BW -p $PORT -D 8 127.0.0.1 \
 	>"$WORK/long.client" 2>&1 &
 lcli=$!
 pid=$(pid_of "$net.2") || bad "long ib_write_bw: client listed"
-sleep 1
+wait_until 60 qp_sending "$pid" ||
+	bad "long ib_write_bw: the client sends" "$WORK/sending"
 if timeout 30 "$EMU" trace "$pid" --events "$WORK/live.jsonl" --interval 50 \
 	-t 2 >"$WORK/live.out" 2>&1; then
 	ok "emuverbs trace --events -t 2 on a running process"
@@ -203,13 +191,17 @@ else
 fi
 expect "it says what the file holds" "$WORK/live.out" \
 	"trace stopped $WORK/live.jsonl events [1-9]"
+# The interval asked for, and samples: how many a busy machine lets the
+# timer take in 2 s is a figure, not a check.
+expect "the trace samples every 50 ms" "$WORK/live.jsonl" \
+	'"ev":"trace_start",.*"interval_ms":50,'
 n=$(events "$WORK/live.jsonl" sample)
 # Ticks of 50 ms over 2 s: more than one, and never more than 40 and the
 # ends (a busy machine may make them fewer, never more).
 if [ "$n" -ge 2 ] && [ "$n" -le 42 ]; then
-	ok "samples every 50 ms for 2 s ($n)"
+	ok "samples while it runs ($n in 2 s)"
 else
-	bad "samples every 50 ms for 2 s ($n)" "$WORK/live.jsonl"
+	bad "samples while it runs ($n)" "$WORK/live.jsonl"
 fi
 expect "the trace closes with its stop" "$WORK/live.jsonl" \
 	'"ev":"trace_stop","why":"stopped"'

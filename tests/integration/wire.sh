@@ -26,7 +26,9 @@ cap="$WORK/roce.pcap"
 tcpdump -i lo -U -s 0 -w "$cap" udp port 4791 and net "$net.0/24" \
 	>"$WORK/tcpdump.log" 2>&1 &
 dump=$!
-sleep 1
+# tcpdump says "listening on" once its filter is in place.
+wait_until 60 grep -q "listening on" "$WORK/tcpdump.log" ||
+	bad "tcpdump started" "$WORK/tcpdump.log"
 next_port
 pair "rc_pingpong 100 B" 60 \
 	"$S ibv_rc_pingpong -d emu0 -g 0 -p $PORT -s 100 -n 50" \
@@ -50,7 +52,8 @@ for cmd in "ib_write_lat -s 9000" "ib_read_lat -s 9000" "ib_atomic_lat" \
 	pair "$cmd" 60 "$S $cmd -d emu0 -x 0 -p $PORT -n 50" \
 		"$C $cmd -d emu0 -x 0 -p $PORT -n 50 127.0.0.1"
 done
-sleep 1
+# Stopped once it has written packets (-U: each as it takes it).
+wait_until 60 pcap_holds 1 "$cap"
 kill "$dump"
 wait "$dump" 2>/dev/null
 
