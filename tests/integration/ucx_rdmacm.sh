@@ -20,7 +20,8 @@ io_pair() {
 	env $1 timeout 30 "$EMU" run io_demo -p "$PORT" -d 4096 \
 		>"$WORK/io.server" 2>&1 &
 	sp=$!
-	wait_listen "$PORT"
+	# rdma_cm listens through its rendezvous, not on a TCP port.
+	wait_cm "$TCP" "$PORT"
 	timeout 30 "$EMU" run io_demo -p "$PORT" -d 4096 -i 2000 "$2" \
 		>"$WORK/io.client" 2>&1
 	crc=$?
