@@ -17,14 +17,14 @@ struct emu_pulse_page {
 	/* The last receive batch that found the socket empty started here
 	 * (CLOCK_MONOTONIC ns): what had arrived before, the port has
 	 * handled, answers queued and flushed. */
-	_Atomic uint64_t drained_ns;
+	uint64_t drained_ns;
 	/* A receive batch is under way: the port has packets in hand. */
-	_Atomic uint32_t busy;
+	uint32_t busy;
 	/* With io_uring, the kernel moves packets out of the socket into the
 	 * ring on the receiving thread's behalf, so an empty socket no longer
 	 * means all is read: the one thread that receives, whose state
 	 * (running or runnable, or asleep) says whether it is behind. */
-	_Atomic uint32_t ring_tid;
+	uint32_t ring_tid;
 };
 
 /* A port's own pulse: page NULL when it has none (no runtime directory,
