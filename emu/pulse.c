@@ -53,7 +53,6 @@ void emu_pulse_open(struct emu_pulse *p, const struct in6_addr *addr,
 		    uint16_t udp_port)
 {
 	struct emu_pulse_page *pg;
-	struct timespec ts;
 	void *m;
 
 	p->page = NULL;
@@ -86,12 +85,9 @@ void emu_pulse_open(struct emu_pulse *p, const struct in6_addr *addr,
 		goto fail;
 	}
 	pg = m;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pg->pid = (uint32_t)getpid();
 	__atomic_store_n(&pg->busy, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&pg->drained_ns,
-			 (uint64_t)ts.tv_sec * 1000000000ull +
-				 (uint64_t)ts.tv_nsec, __ATOMIC_RELAXED);
+	__atomic_store_n(&pg->drained_ns, emu_now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->magic, PULSE_MAGIC, __ATOMIC_RELEASE);
 	p->page = pg;
 	return;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "emu/engine.h"
+
 /* What a port publishes, in a file of the owner-only runtime directory
  * named after its address, mapped shared by its owner and read by peers. */
 struct emu_pulse_page {
@@ -47,13 +49,10 @@ void emu_pulse_receiver(struct emu_pulse *p, bool ring);
  * end says whether the batch emptied the socket. */
 static inline uint64_t emu_pulse_begin(struct emu_pulse *p)
 {
-	struct timespec ts;
-
 	if (!p->page)
 		return 0;
 	__atomic_store_n(&p->page->busy, 1, __ATOMIC_RELEASE);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return emu_now_ns();
 }
 
 static inline void emu_pulse_end(struct emu_pulse *p, uint64_t t0,
