@@ -97,6 +97,7 @@ void emu_comp_arm(struct emu_qp *qp)
 		return;
 	in_ns = timeout_ns(qp);
 	qp->comp.retry_due = emu_now_ns() + in_ns;
+	qp->comp.retry_sched = qp->comp.retry_due;
 	if (!ev_is_active(&qp->comp.retry_timer))
 		retry_timer_start(qp, in_ns);
 }
@@ -189,6 +190,7 @@ static void excuse(struct emu_qp *qp, uint64_t now, uint64_t at,
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: no ACK for psn 0x%06x yet, "
 		"not counted: %s", qp->qpn, qp->comp.psn, why);
 	qp->comp.retry_due = at;
+	qp->comp.retry_sched = at;
 	retry_timer_start(qp, at - now);
 }
 
@@ -256,12 +258,15 @@ static bool timed_out(struct emu_qp *qp, uint64_t now)
  * again still gets half a timeout at least (timed_out() excuses less),
  * unless the peer is gone.
  */
-static void rearm_after(struct emu_qp *qp, uint64_t due, uint64_t now)
+static void rearm_after(struct emu_qp *qp, uint64_t sched, uint64_t now)
 {
-	uint64_t in_ns = timeout_ns(qp), at = due + in_ns;
+	uint64_t in_ns = timeout_ns(qp), at = sched + in_ns;
 
 	if (!qp->comp.retry_due)
 		return;
+	/* The schedule goes on from the NIC's, not from the floor below:
+	 * a clamp taken once must not move every later timeout. */
+	qp->comp.retry_sched = at;
 	/* Nobody will answer a peer that is gone: its schedule stays the
 	 * NIC's however late our timer was. */
 	if (at < now + (qp->comp.peer_gone ? 1000 : in_ns / 2))
@@ -293,13 +298,18 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		return;
 	}
 	due = qp->comp.retry_due;
+	if (qp->comp.retry_sched && qp->comp.retry_sched < due)
+		due = qp->comp.retry_sched;
 	qp->comp.retry_due = 0;
 	if (!timed_out(qp, now))
 		return;
 	EMU_CNT_EV(qp, timeouts);
+	/* How late the timer ran is the host's, not the QP's: say it, so a
+	 * log shows the schedule apart from the scheduler. */
 	emu_log(EMU_LOG_XPORT,
-		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left",
-		qp->qpn, qp->comp.psn, qp->comp.retry_left);
+		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left "
+		"(timer %llu us late)", qp->qpn, qp->comp.psn,
+		qp->comp.retry_left, (unsigned long long)(now - due) / 1000);
 	if (emu_trace_on())
 		emu_trace_timeout(qp, qp->comp.psn, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {

@@ -184,6 +184,10 @@ struct emu_comp_state {
 	/* When the oldest outstanding request times out (CLOCK_MONOTONIC,
 	 * ns), 0 when none is timed; retry_timer runs lazily behind it. */
 	uint64_t retry_due;
+	/* When a NIC's timer would fire: retry_due, or earlier when a floor
+	 * or a late timer pushed retry_due on. Re-arms count from here, so a
+	 * clamp is not carried into the next timeout. */
+	uint64_t retry_sched;
 	/* The last requests sent: after flush number tx_gen of the port,
 	 * queued at tx_ns (emu/comp.c counts a timeout from when they left). */
 	uint64_t tx_gen;		/* or EMU_TX_GEN_NONE */

@@ -60,16 +60,31 @@ if [ "$n" -eq 8 ] && ! grep -q "not counted" "$WORK/death"; then
 else
 	bad "a killed peer: $n timeouts counted" "$WORK/death"
 fi
-# 8 timeouts of 67.1 ms: 537 ms, 20% either way. Only the last timer's
-# own lateness can add to it (emu/comp.c rearm_after), which a machine
-# loaded past what this script adds may stretch: CK_TIMEOUT_MULTIPLIER.
+# The QP's own schedule: timeout x (retry_cnt + 1) = 8 x 67.1 ms, never
+# less. When the last timer gets a CPU is the host's business, so the
+# upper bound is checked on the schedule the log records: each timeout
+# line says how late its timer ran, and the due times must stay 67.1 ms
+# apart however late any one firing was (emu/comp.c rearm_after).
 ms=$(sed -n 's/^gave up after \([0-9]*\) ms.*/\1/p' "$WORK/death")
-hi=$(awk -v f="${CK_TIMEOUT_MULTIPLIER:-1}" \
-	'BEGIN { if (f < 1) f = 1; printf "%d", 644 * f }')
 echo "a killed peer: RETRY_EXC_ERR after ${ms:-?} ms under load (8 x 67.1)"
-if [ -n "$ms" ] && [ "$ms" -ge 429 ] && [ "$ms" -le "$hi" ]; then
-	ok "a killed peer: within timeout x (retry_cnt + 1), 20% either way"
+if [ -n "$ms" ] && [ "$ms" -ge 429 ]; then
+	ok "a killed peer: not before timeout x (retry_cnt + 1)"
 else
-	bad "a killed peer: ${ms:-no} ms, not within 429..$hi" "$WORK/death"
+	bad "a killed peer: ${ms:-no} ms, under 429" "$WORK/death"
+fi
+span=$(awk '/no ACK for psn .* in time/ {
+	for (f = 1; f <= NF; f++) if ($f ~ /^[0-9]+\.[0-9]+$/) { t = $f; break }
+	late = $0; sub(/.*timer /, "", late); sub(/ us late.*/, "", late)
+	due = t * 1000 - late / 1000
+	if (!n++) first = due
+	last = due
+} END { if (n == 8) printf "%.1f", last - first }' "$WORK/death")
+echo "a killed peer: 2nd..8th timeouts due ${span:-?} ms after the 1st (7 x 67.1 = 469.8)"
+if [ -n "$span" ] && awk -v s="$span" 'BEGIN { exit !(s >= 465 && s <= 475) }'
+then
+	ok "a killed peer: timeouts due 67.1 ms apart however late they ran"
+else
+	bad "a killed peer: due times span ${span:-no} ms, not 469.8" \
+		"$WORK/death"
 fi
 finish
