@@ -12,7 +12,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "cm/mad.h"
-#include "emu/log.h"
+#include "emu/base/log.h"
 
 #define cm_log(...) emu_log(EMU_LOG_CM, __VA_ARGS__)
 /* A refusal: logs why, evaluates to -1 with errno = err. */

@@ -15,7 +15,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "cm/cm.h"
-#include "emu/log.h"
+#include "emu/base/log.h"
 
 #define rs_log(...) emu_log(EMU_LOG_CM, "rsocket: " __VA_ARGS__)
 /* A refusal: logs why, evaluates to -1 with errno = err. */

@@ -22,7 +22,7 @@
 #include <rdma/rdma_verbs.h>
 
 #include "cm/cm.h"
-#include "emu/log.h"
+#include "emu/base/log.h"
 
 /* A stub's whole point is to ignore most of its arguments. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"

@@ -1172,7 +1172,7 @@ void emu_udp_flush(struct emu_udp *u)
 	else
 		mmsg_flush(u);
 	/* When it left, for a retransmission timer that must not count
-	 * the time a datagram waited here for a CPU (emu/comp.c). */
+	 * the time a datagram waited here for a CPU (emu/transport/comp.c). */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	u->flushes++;
 	u->flush_end[u->flushes % EMU_UDP_FLUSH_LOG] =

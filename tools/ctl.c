@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "emu/ctl.h"
+#include "emu/observe/ctl.h"
 #include "tools/ctl.h"
 
 static void usage(FILE *f)

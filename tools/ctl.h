@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "emu/ctl.h"
+#include "emu/observe/ctl.h"
 
 struct ctl_target {
 	int pid;

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "emu/ctl.h"
+#include "emu/observe/ctl.h"
 #include "tools/ctl.h"
 
 const char ctl_scope_usage[] =

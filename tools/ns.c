@@ -11,8 +11,8 @@
 #include <time.h>
 #include <sys/random.h>
 
-#include "emu/config.h"
-#include "emu/ctl.h"
+#include "emu/device/config.h"
+#include "emu/observe/ctl.h"
 #include "tools/nsview.h"
 
 /* The devices the library will build, from the same configuration (and

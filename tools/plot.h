@@ -1,5 +1,5 @@
 /* emuverbs plot's reading of a trace: one JSON-lines event (a flat object
- * of strings, numbers and booleans, as emu/trace.c writes them) at a
+ * of strings, numbers and booleans, as emu/observe/trace.c writes them) at a
  * time, into fields looked up by key. Shared by the tool and its test. */
 #ifndef TOOLS_PLOT_H
 #define TOOLS_PLOT_H

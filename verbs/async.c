@@ -2,8 +2,8 @@
  * from the context's queue, ibv_ack_async_event lets a destroy proceed. */
 #include <errno.h>
 
-#include "emu/device.h"
-#include "emu/log.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
 #include "verbs/handle.h"
 
 int ibv_get_async_event(struct ibv_context *context,

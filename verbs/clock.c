@@ -1,9 +1,9 @@
 /* Front end of the HCA's clock: the op behind ibv_query_rt_values_ex, as
- * mlx5 answers it (emu/clock.c reads the clock). */
+ * mlx5 answers it (emu/base/clock.c reads the clock). */
 #include <errno.h>
 
-#include "emu/clock.h"
-#include "emu/log.h"
+#include "emu/base/clock.h"
+#include "emu/base/log.h"
 #include "verbs/err.h"
 #include "verbs/ops.h"
 

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/counters.h"
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/qp.h"
+#include "emu/observe/counters.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/qp.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"

@@ -1,13 +1,13 @@
 /* Front end of completion queues and channels: argument checks and errno
- * conventions of the CQ verbs; the ring and events live in emu/cq.c. */
+ * conventions of the CQ verbs; the ring and events live in emu/objects/cq.c. */
 #include <errno.h>
 #include <stddef.h>
 
-#include "emu/cq.h"
-#include "emu/engine.h"
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/pdom.h"
+#include "emu/objects/cq.h"
+#include "emu/base/engine.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/pdom.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"
@@ -169,7 +169,7 @@ struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
 					     ia->comp_mask));
 	/* rdma-core refuses the fields a provider cannot report with
 	 * EOPNOTSUPP; we report the standard ones, for tag-matching SRQs
-	 * the TM information, and completion timestamps (emu/clock.c). */
+	 * the TM information, and completion timestamps (emu/base/clock.c). */
 	if (ia->wc_flags & ~((uint64_t)IBV_WC_STANDARD_FLAGS |
 			     IBV_WC_EX_WITH_TM_INFO |
 			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emu/device.h"
-#include "emu/import.h"
-#include "emu/log.h"
+#include "emu/device/device.h"
+#include "emu/objects/import.h"
+#include "emu/base/log.h"
 #include "verbs/err.h"
 #include "verbs/import.h"
 #include "verbs/ops.h"

@@ -1,14 +1,14 @@
 /* Front end of device memory: the ops behind ibv_alloc_dm, ibv_free_dm and
  * ibv_reg_dm_mr, and each DM's ibv_memcpy_to/from_dm, with the argument
- * checks and errnos of rdma-core's mlx5 provider and the kernel (emu/dm.c
+ * checks and errnos of rdma-core's mlx5 provider and the kernel (emu/objects/dm.c
  * does the work). */
 #include <errno.h>
 
-#include "emu/device.h"
-#include "emu/dm.h"
-#include "emu/log.h"
-#include "emu/mr.h"
-#include "emu/pd.h"
+#include "emu/device/device.h"
+#include "emu/objects/dm.h"
+#include "emu/base/log.h"
+#include "emu/objects/mr.h"
+#include "emu/objects/pd.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"

@@ -1,16 +1,16 @@
 /* The fault-rule entry points of include/emuverbs/fault.h: checked here,
- * done on the device's engine (emu/inject.c). */
+ * done on the device's engine (emu/transport/inject.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <emuverbs/fault.h>
 
-#include "emu/device.h"
-#include "emu/engine.h"
-#include "emu/inject.h"
-#include "emu/log.h"
-#include "emu/transport.h"
+#include "emu/device/device.h"
+#include "emu/base/engine.h"
+#include "emu/transport/inject.h"
+#include "emu/base/log.h"
+#include "emu/transport/transport.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 

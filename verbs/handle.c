@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "emu/device.h"
-#include "emu/import.h"
-#include "emu/log.h"
-#include "emu/pd.h"
+#include "emu/device/device.h"
+#include "emu/objects/import.h"
+#include "emu/base/log.h"
+#include "emu/objects/pd.h"
 #include "verbs/handle.h"
 
 static const char *type_name(unsigned int t)

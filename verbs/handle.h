@@ -1,6 +1,6 @@
 /* The front end's check of the objects a verb is handed: the object must
  * be what its handle names in the context it claims, as the kernel finds
- * objects by handle in the command's file (emu/handle.h). */
+ * objects by handle in the command's file (emu/base/handle.h). */
 #ifndef VERBS_HANDLE_H
 #define VERBS_HANDLE_H
 
@@ -8,10 +8,10 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/handle.h"
+#include "emu/base/handle.h"
 
 /* 0 when context may be used here; EIO (logged as a refusal of verb) when
- * it is the parent's and this process its fork() child (emu/fork.h). */
+ * it is the parent's and this process its fork() child (emu/base/fork.h). */
 int verbs_ctx_live(struct ibv_context *context, const char *verb);
 
 /*
@@ -36,7 +36,7 @@ int verbs_obj_live(const void *obj, enum emu_obj_type type, const char *verb,
  * EINVAL  an object of another type (at that address, or under its
  *         handle);
  * EIO     the object is the parent process's, and this is its fork()
- *         child (emu/fork.h).
+ *         child (emu/base/fork.h).
  */
 int verbs_obj_find(struct ibv_context *context, const void *obj,
 		   enum emu_obj_type type, const char *verb, const char *what);

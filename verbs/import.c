@@ -1,7 +1,7 @@
 /* Front end of sharing a context within the process: each context's
  * command file, ibv_import_device, and importing and unimporting PDs, MRs
  * and DMs by handle, with the errnos rdma-core and the kernel give
- * (emu/import.c keeps the families and handles). */
+ * (emu/objects/import.c keeps the families and handles). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,12 +10,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "emu/device.h"
-#include "emu/dm.h"
-#include "emu/import.h"
-#include "emu/log.h"
-#include "emu/mr.h"
-#include "emu/pd.h"
+#include "emu/device/device.h"
+#include "emu/objects/dm.h"
+#include "emu/objects/import.h"
+#include "emu/base/log.h"
+#include "emu/objects/mr.h"
+#include "emu/objects/pd.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/import.h"
@@ -132,7 +132,7 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 					     "with handle %u in the context's "
 					     "command file", pd_handle));
 	}
-	/* Found by its address as the PD it stands for (emu/handle.h). */
+	/* Found by its address as the PD it stands for (emu/base/handle.h). */
 	if (emu_handle_alias_add(emu_ctx(context), EMU_OBJ_PD, &pd->ibv)) {
 		free(pd);
 		return verbs_null(ENOMEM);
@@ -227,7 +227,7 @@ struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return verbs_null(ENOMEM);
-	/* Found by its address as an MR (emu/handle.h). */
+	/* Found by its address as an MR (emu/base/handle.h). */
 	if (emu_handle_alias_add(emu_ctx(pd->context), EMU_OBJ_MR,
 				 &mr->ibv)) {
 		free(mr);

@@ -1,13 +1,13 @@
 /* Front end of memory windows: the ops behind ibv_alloc_mw, ibv_bind_mw and
- * ibv_dealloc_mw, their argument checks and errno conventions (emu/mw.c). */
+ * ibv_dealloc_mw, their argument checks and errno conventions (emu/objects/mw.c). */
 #include <errno.h>
 #include <string.h>
 
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/mw.h"
-#include "emu/pd.h"
-#include "emu/qp.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/mw.h"
+#include "emu/objects/pd.h"
+#include "emu/objects/qp.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"

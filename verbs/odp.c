@@ -1,10 +1,10 @@
 /* Front end of on-demand paging: the op behind ibv_advise_mr, its argument
- * checks in the kernel's order and errno conventions (emu/odp.c). */
+ * checks in the kernel's order and errno conventions (emu/objects/odp.c). */
 #include <errno.h>
 
-#include "emu/log.h"
-#include "emu/odp.h"
-#include "emu/pd.h"
+#include "emu/base/log.h"
+#include "emu/objects/odp.h"
+#include "emu/objects/pd.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"

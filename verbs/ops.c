@@ -1,8 +1,8 @@
 /* The device's one ops table and its installer: every op slot of
  * ibv_context_ops and verbs_context this device implements, and how each
  * opened context gets them. */
-#include "emu/cq.h"
-#include "emu/device.h"
+#include "emu/objects/cq.h"
+#include "emu/device/device.h"
 #include "verbs/ops.h"
 
 /*

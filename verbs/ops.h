@@ -19,7 +19,7 @@ void emu_verbs_init_context(struct emu_context *ctx);
 void emu_verbs_set_ops(struct verbs_context *vctx);
 
 /* verbs/query.c; the exported ibv_query_device and ibv_query_port fill the
- * legacy ctx->ops slots, and emu/cq.h's emu_cq_poll the polling one. */
+ * legacy ctx->ops slots, and emu/objects/cq.h's emu_cq_poll the polling one. */
 int emu_verbs_query_port(struct ibv_context *context, uint8_t port_num,
 			 struct ibv_port_attr *attr, size_t attr_len);
 int emu_verbs_query_device_ex(struct ibv_context *context,

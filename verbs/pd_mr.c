@@ -1,16 +1,16 @@
 /* Front end of PDs, MRs and AHs: argument and access-flag checks and the
- * errno conventions of each verb; emu/mr.c and emu/ah.c do the work. */
+ * errno conventions of each verb; emu/objects/mr.c and emu/objects/ah.c do the work. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emu/ah.h"
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/mr.h"
-#include "emu/pd.h"
-#include "emu/pdom.h"
+#include "emu/objects/ah.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/mr.h"
+#include "emu/objects/pd.h"
+#include "emu/objects/pdom.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/import.h"
@@ -32,13 +32,13 @@ int ibv_dofork_range(void *base, size_t size);
  * - remote write or atomic needs local write (IBTA): EINVAL;
  * - a bit outside the known set and the optional range: EINVAL;
  * - ON_DEMAND on a device without ODP: EOPNOTSUPP. Ours has ODP
- *   (emu/odp.c), so ON_DEMAND is a right like the others;
+ *   (emu/objects/odp.c), so ON_DEMAND is a right like the others;
  * - FLUSH_GLOBAL / FLUSH_PERSISTENT on a device without those capability
  *   flags (ours has neither): EOPNOTSUPP.
  * Accepted and ignored: the optional range (RELAXED_ORDERING among it:
  * we never reorder, which relaxed ordering allows), HUGETLB (a promise
  * about pages that only matters to an IOMMU mapping), ZERO_BASED (iova 0,
- * applied in emu/mr.c). MW_BIND is a right like the others (emu/mw.c).
+ * applied in emu/objects/mr.c). MW_BIND is a right like the others (emu/objects/mw.c).
  */
 static int check_access(unsigned int access, const char *verb)
 {

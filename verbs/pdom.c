@@ -1,12 +1,12 @@
 /* Front end of thread and parent domains: the ops behind ibv_alloc_td,
  * ibv_dealloc_td and ibv_alloc_parent_domain, with mlx5's checks and
- * errnos (emu/pdom.c does the work; ibv_dealloc_pd frees a parent
+ * errnos (emu/objects/pdom.c does the work; ibv_dealloc_pd frees a parent
  * domain, verbs/pd_mr.c). */
 #include <errno.h>
 
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/pdom.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/pdom.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"

@@ -5,10 +5,10 @@
 
 #include <emuverbs/port.h>
 
-#include "emu/counters.h"
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/transport.h"
+#include "emu/observe/counters.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/transport/transport.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 

@@ -1,22 +1,22 @@
 /* Front end of queue pairs: argument checks and errno conventions of the
- * QP verbs and of posting; the QP itself lives in emu/qp.c. */
+ * QP verbs and of posting; the QP itself lives in emu/objects/qp.c. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "emuverbs/gsi.h"
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/pd.h"
-#include "emu/qp.h"
-#include "emu/qp_attr.h"
-#include "emu/srq.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/pd.h"
+#include "emu/objects/qp.h"
+#include "emu/objects/qp_attr.h"
+#include "emu/objects/srq.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"
 
-/* What this device builds on top of the checks in emu/qp_attr.c: a QP
+/* What this device builds on top of the checks in emu/objects/qp_attr.c: a QP
  * on an SRQ takes a basic SRQ of its own context (XRC SRQs are reached
  * only through XRC target QPs); XRC objects must be of the context too. */
 static int create_supported(struct ibv_context *context,
@@ -78,7 +78,7 @@ static int find_parts(struct ibv_context *context,
 /*
  * Before anything behind the parts is read (their contexts, the SRQ's
  * type): each must be a live object of its kind, by address alone. The
- * same parts as find_parts() and the checks of emu/qp_attr.c look at.
+ * same parts as find_parts() and the checks of emu/objects/qp_attr.c look at.
  */
 static int parts_live(const struct ibv_qp_init_attr_ex *init)
 {

@@ -10,11 +10,11 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/qp.h"
-#include "emu/qp_ex.h"
-#include "emu/wr.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/qp.h"
+#include "emu/objects/qp_ex.h"
+#include "emu/objects/wr.h"
 #include "verbs/err.h"
 
 /* Operations the emulated HCA implements at all; the others (TSO, flush,

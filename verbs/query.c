@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/speed.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/device/speed.h"
 #include "verbs/err.h"
 #include "verbs/ops.h"
 

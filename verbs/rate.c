@@ -10,7 +10,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/log.h"
+#include "emu/base/log.h"
 
 /* ------------------------------------------------------------------ */
 /* Static rates                                                        */

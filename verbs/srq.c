@@ -1,18 +1,18 @@
 /* Front end of shared receive queues, XRC domains and ibv_open_qp: the
- * argument checks and errno conventions; the objects live in emu/srq.c. */
+ * argument checks and errno conventions; the objects live in emu/objects/srq.c. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "emu/cq.h"
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/pd.h"
-#include "emu/pdom.h"
-#include "emu/qp.h"
-#include "emu/srq.h"
-#include "emu/tm.h"
+#include "emu/objects/cq.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/pd.h"
+#include "emu/objects/pdom.h"
+#include "emu/objects/qp.h"
+#include "emu/objects/srq.h"
+#include "emu/objects/tm.h"
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"

@@ -1,6 +1,6 @@
 /* The historical sysfs helpers of IBVERBS_1.0: real file reads, since other
  * libraries call them; they find emulated devices under `emuverbs run`'s view
- * (emu/sysview.c), nothing elsewhere. */
+ * (emu/device/sysview.c), nothing elsewhere. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/log.h"
+#include "emu/base/log.h"
 
 const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,

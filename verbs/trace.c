@@ -6,8 +6,8 @@
 
 #include <emuverbs/trace.h>
 
-#include "emu/trace.h"
-#include "emu/tracer.h"
+#include "emu/observe/trace.h"
+#include "emu/observe/tracer.h"
 
 /* "address:port" of a socket address, or "" for none. */
 static void addr_str(const struct sockaddr *sa, char *buf, size_t len)

@@ -21,7 +21,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/log.h"
+#include "emu/base/log.h"
 
 /* A stub's whole point is to ignore its arguments. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"

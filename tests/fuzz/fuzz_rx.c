@@ -26,10 +26,10 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/device.h"
-#include "emu/engine.h"
-#include "emu/qp.h"
-#include "emu/transport.h"
+#include "emu/device/device.h"
+#include "emu/base/engine.h"
+#include "emu/objects/qp.h"
+#include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
 #include "net/psn.h"

@@ -64,7 +64,7 @@ fi
 # less. When the last timer gets a CPU is the host's business, so the
 # upper bound is checked on the schedule the log records: each timeout
 # line says how late its timer ran, and the due times must stay 67.1 ms
-# apart however late any one firing was (emu/comp.c rearm_after).
+# apart however late any one firing was (emu/transport/comp.c rearm_after).
 ms=$(sed -n 's/^gave up after \([0-9]*\) ms.*/\1/p' "$WORK/death")
 echo "a killed peer: RETRY_EXC_ERR after ${ms:-?} ms under load (8 x 67.1)"
 if [ -n "$ms" ] && [ "$ms" -ge 429 ]; then

@@ -1,4 +1,4 @@
-/* Unit tests for the requester's ACK requests (emu/req.c) against a small
+/* Unit tests for the requester's ACK requests (emu/transport/req.c) against a small
  * port budget, as a user without CAP_NET_ADMIN gets on a stock kernel (24
  * credits): long messages, on one QP and on QPs that share the budget,
  * must ask for ACKs early enough that credits return before they run out,
@@ -9,9 +9,9 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/budget.h"
-#include "emu/device.h"
-#include "emu/transport.h"
+#include "emu/transport/budget.h"
+#include "emu/device/device.h"
+#include "emu/transport/transport.h"
 #include "tests/unit/rc_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"

@@ -1,4 +1,4 @@
-/* Unit tests for a context's async event queue (emu/async.c): order, the
+/* Unit tests for a context's async event queue (emu/device/async.c): order, the
  * eventfd count and poll, O_NONBLOCK, a full ring, blocked readers. */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include <check.h>
 
-#include "emu/async.h"
+#include "emu/device/async.h"
 #include "tests/unit/testlib.h"
 
 static struct ibv_async_event port_ev(enum ibv_event_type t, int port)

@@ -1,5 +1,5 @@
 /* tests/unit/test_budget.c: the device-wide budget of packets in flight
- * (emu/budget.c): sizing from a receive buffer, take and release, FIFO
+ * (emu/transport/budget.c): sizing from a receive buffer, take and release, FIFO
  * order and round-robin turns among waiters, oversized requests, and the
  * error paths (forget while holding or queued, release beyond what is
  * held, a user moved to another budget). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/budget.h"
+#include "emu/transport/budget.h"
 #include "tests/unit/testlib.h"
 
 #define NU	8

@@ -1,12 +1,12 @@
-/* Unit tests for DCQCN's arithmetic in emu/cc.c (Zhu et al., SIGCOMM 2015):
+/* Unit tests for DCQCN's arithmetic in emu/transport/cc.c (Zhu et al., SIGCOMM 2015):
  * the cut by alpha/2 and alpha's rise at a CNP, alpha's decay, fast
  * recovery towards the target, additive and hyper increase, the floor and
  * the release at the line rate; time is the caller's, so each is exact. */
 #include <check.h>
 #include <math.h>
 
-#include "emu/cc.h"
-#include "emu/config.h"
+#include "emu/transport/cc.h"
+#include "emu/device/config.h"
 #include "tests/unit/testlib.h"
 
 #define LINE	10000.0		/* Mb/s: 1x QDR */

@@ -1,4 +1,4 @@
-/* Unit tests of emu/config.c: the default, a full file, every error as one
+/* Unit tests of emu/device/config.c: the default, a full file, every error as one
  * FILE:LINE: KEY: line that leaves its device out, environment, loading. */
 #include <check.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "emu/config.h"
-#include "emu/link.h"
+#include "emu/device/config.h"
+#include "emu/transport/link.h"
 #include "tests/unit/testlib.h"
 
 #ifndef EMU_SYSCONFDIR

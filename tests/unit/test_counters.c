@@ -1,4 +1,4 @@
-/* Unit tests for emu/counters.c: the class and NAK kind of every kind of
+/* Unit tests for emu/observe/counters.c: the class and NAK kind of every kind of
  * packet, the table of names (unique, in range, QP counters within a QP's
  * struct, sums), reading a port's counters and its refusals, and events
  * counted on a QP and on its port. */
@@ -7,10 +7,10 @@
 
 #include <check.h>
 
-#include "emu/counters.h"
-#include "emu/device.h"
-#include "emu/qp.h"
-#include "emu/transport.h"
+#include "emu/observe/counters.h"
+#include "emu/device/device.h"
+#include "emu/objects/qp.h"
+#include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/opcode.h"
 #include "tests/unit/testlib.h"

@@ -15,10 +15,10 @@
 
 #include <check.h>
 
-#include "emu/cq.h"
-#include "emu/device.h"
-#include "emu/engine.h"
-#include "emu/mr.h"
+#include "emu/objects/cq.h"
+#include "emu/device/device.h"
+#include "emu/base/engine.h"
+#include "emu/objects/mr.h"
 #include "verbs/ops.h"
 #include "tests/unit/testlib.h"
 

@@ -1,5 +1,5 @@
-/* Unit tests for the control socket (emu/ctl.c, ctl_cmd.c, ctl_dir.c,
- * ctl_job.c): the private runtime directory and what it refuses, the
+/* Unit tests for the control socket (emu/observe/ctl.c, ctl_cmd.c, rundir.c,
+ * job.c): the private runtime directory and what it refuses, the
  * reply buffer and its allocation failure, the dispatch of bad requests,
  * the server's life with the device's (a socket of mode 0600 while a
  * device is open, gone after, stale ones removed), the job link beside
@@ -20,7 +20,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/ctl.h"
+#include "emu/observe/ctl.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for emu/ctl_stats.c, through the control socket's dispatch:
+/* Unit tests for emu/observe/ctl_stats.c, through the control socket's dispatch:
  * `stats` shows every counter of the port and of each QP after a known
  * exchange (as lines and as JSON), one QP alone, `qps` a line per QP;
  * bad requests are refused with one line and print nothing; a failed
@@ -9,8 +9,8 @@
 
 #include <check.h>
 
-#include "emu/counters.h"
-#include "emu/ctl.h"
+#include "emu/observe/counters.h"
+#include "emu/observe/ctl.h"
 #include "tests/unit/count_pair.h"
 #include "tests/unit/testlib.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for the emulated device (emu/device.c, emu/attr.c): creation
+/* Unit tests for the emulated device (emu/device/device.c, emu/device/attr.c): creation
  * from a config, endpoints and GIDs, GUIDs, attributes, contexts, events. */
 #include <dirent.h>
 #include <endian.h>
@@ -14,7 +14,7 @@
 
 #include <check.h>
 
-#include "emu/device.h"
+#include "emu/device/device.h"
 #include "tests/unit/testlib.h"
 
 #define GUID_PREFIX 0x02656d7500000000ull
@@ -452,7 +452,7 @@ END_TEST
  * Statics that leave no free pair for the endpoint's address: the port
  * would have no GID to be reached at. The config promises nothing is
  * silently dropped, so creation must fail with one line.
- * FAILS: emu/device.c port_setup_endpoint() ignores the result of
+ * FAILS: emu/device/device.c port_setup_endpoint() ignores the result of
  * emu_gid_table_add_addr() (see the report).
  */
 START_TEST(t_no_room_for_endpoint_gid)
@@ -480,7 +480,7 @@ END_TEST
 /*
  * More ports than the device has room for must be refused, not written
  * past dev->ports[].
- * FAILS: emu/device.c emu_device_create() does not check cfg->nports
+ * FAILS: emu/device/device.c emu_device_create() does not check cfg->nports
  * against EMU_MAX_PORTS (see the report).
  */
 START_TEST(t_too_many_ports)
@@ -654,9 +654,9 @@ START_TEST(t_device_attr)
 END_TEST
 
 /*
- * Limits up to INT_MAX each are valid config (emu/config.c), so their
+ * Limits up to INT_MAX each are valid config (emu/device/config.c), so their
  * product must not wrap: it saturates at INT_MAX.
- * FAILS: emu/attr.c multiplies in 32 bits (see the report).
+ * FAILS: emu/device/attr.c multiplies in 32 bits (see the report).
  */
 START_TEST(t_device_attr_mcast_overflow)
 {

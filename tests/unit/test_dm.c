@@ -9,8 +9,8 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/device.h"
-#include "emu/dm.h"
+#include "emu/device/device.h"
+#include "emu/objects/dm.h"
 #include "tests/unit/rc_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"

@@ -1,4 +1,4 @@
-/* Unit tests for the engine thread (emu/engine.c): start and stop, calls
+/* Unit tests for the engine thread (emu/base/engine.c): start and stop, calls
  * handed to the thread, fd watches, allocation failures. */
 #include <errno.h>
 #include <pthread.h>
@@ -11,7 +11,7 @@
 #include <check.h>
 #include <ev.h>
 
-#include "emu/engine.h"
+#include "emu/base/engine.h"
 #include "tests/unit/testlib.h"
 
 static struct emu_engine *start(void)

@@ -13,7 +13,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/ctl.h"
+#include "emu/observe/ctl.h"
 #include "tests/unit/rc_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"

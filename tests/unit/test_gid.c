@@ -1,4 +1,4 @@
-/* Unit tests for the GID table (emu/gid.c): bounds, the pair layout, index
+/* Unit tests for the GID table (emu/device/gid.c): bounds, the pair layout, index
  * stability, static pins, snapshots, generations, locking, init failure. */
 #include <errno.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/gid.h"
+#include "emu/device/gid.h"
 #include "tests/unit/testlib.h"
 
 static struct in6_addr ip(const char *s)

@@ -1,4 +1,4 @@
-/* Unit tests for object handles: the process's handle table (emu/handle.c)
+/* Unit tests for object handles: the process's handle table (emu/base/handle.c)
  * and every verb given an object whose handle or context was changed,
  * which must fail as the kernel's object lookup fails, and leave the
  * object whole for a later, correct call. */
@@ -10,7 +10,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/handle.h"
+#include "emu/base/handle.h"
 #include "tests/unit/rc_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emu/log.h"
+#include "emu/base/log.h"
 #include "tests/unit/testlib.h"
 
 START_TEST(test_parse)

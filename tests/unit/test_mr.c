@@ -1,4 +1,4 @@
-/* Unit tests for memory regions at the emu level (emu/mr.c): the key table,
+/* Unit tests for memory regions at the emu level (emu/objects/mr.c): the key table,
  * keys, registration rules, the access check, PD/AH accounting, the engine. */
 #include <errno.h>
 #include <stdatomic.h>
@@ -11,11 +11,11 @@
 
 #include <check.h>
 
-#include "emu/ah.h"
-#include "emu/device.h"
-#include "emu/engine.h"
-#include "emu/mr.h"
-#include "emu/pd.h"
+#include "emu/objects/ah.h"
+#include "emu/device/device.h"
+#include "emu/base/engine.h"
+#include "emu/objects/mr.h"
+#include "emu/objects/pd.h"
 #include "tests/unit/testlib.h"
 
 #define ALL_RIGHTS                                                        \

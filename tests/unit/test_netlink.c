@@ -1,4 +1,4 @@
-/* Unit tests for the rtnetlink follower (emu/netlink.c). Every test runs in
+/* Unit tests for the rtnetlink follower (emu/device/netlink.c). Every test runs in
  * a forked child inside a network namespace of its own: needs root. */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/gid.h"
-#include "emu/netlink.h"
+#include "emu/device/gid.h"
+#include "emu/device/netlink.h"
 #include "tests/unit/testlib.h"
 
 /*

@@ -1,12 +1,12 @@
 /* tests/unit/test_numtab.c: the 24-bit number table behind QPNs and
- * SRQNs (emu/numtab.c): insert, lookup and remove, numbers advancing
+ * SRQNs (emu/base/numtab.c): insert, lookup and remove, numbers advancing
  * past occupied slots and through the whole space before one comes back,
  * stale numbers, the max limit and allocation failure at create. */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emu/numtab.h"
+#include "emu/base/numtab.h"
 #include "tests/unit/testlib.h"
 
 #define SPACE	(1u << 24)

@@ -1,4 +1,4 @@
-/* Unit tests for emu_odp_fault (emu/odp.c): the kernel faults pages in for
+/* Unit tests for emu_odp_fault (emu/objects/odp.c): the kernel faults pages in for
  * an ODP access, and a page that is missing or lacks the protection the
  * access needs is an answer (EFAULT), never a signal. */
 #include <errno.h>
@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "emu/odp.h"
+#include "emu/objects/odp.h"
 #include "tests/unit/testlib.h"
 
 static size_t pg(void)

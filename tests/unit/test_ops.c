@@ -8,7 +8,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/cq.h"
+#include "emu/objects/cq.h"
 #include "verbs/ops.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"

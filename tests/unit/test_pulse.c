@@ -1,4 +1,4 @@
-/* tests/unit/test_pulse.c: a port's pulse (emu/pulse.c) as its owner
+/* tests/unit/test_pulse.c: a port's pulse (emu/transport/pulse.c) as its owner
  * publishes it and a requester judges it: a file of the runtime directory
  * held under flock, one owner per address, and the verdicts (no pulse, a
  * peer gone, a peer that had the time, one stalled with packets in its
@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "emu/engine.h"
-#include "emu/pulse.h"
+#include "emu/base/engine.h"
+#include "emu/transport/pulse.h"
 #include "net/endpoint.h"
 #include "net/udp.h"
 #include "tests/unit/testlib.h"

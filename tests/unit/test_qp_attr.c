@@ -1,4 +1,4 @@
-/* Unit tests for emu/qp_attr.c: the modify-QP state machine and masks for
+/* Unit tests for emu/objects/qp_attr.c: the modify-QP state machine and masks for
  * every type and transition, attribute value ranges, creation checks. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 
 #include <check.h>
 
-#include "emu/device.h"
-#include "emu/log.h"
-#include "emu/qp_attr.h"
+#include "emu/device/device.h"
+#include "emu/base/log.h"
+#include "emu/objects/qp_attr.h"
 #include "tests/unit/testlib.h"
 
 /* ---- expected transition table ----------------------------------------

@@ -13,9 +13,9 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "emu/ah.h"
-#include "emu/qp.h"
-#include "emu/qp_ex.h"
+#include "emu/objects/ah.h"
+#include "emu/objects/qp.h"
+#include "emu/objects/qp_ex.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 

@@ -14,9 +14,9 @@
 
 #include <check.h>
 
-#include "emu/device.h"
-#include "emu/qp.h"
-#include "emu/transport.h"
+#include "emu/device/device.h"
+#include "emu/objects/qp.h"
+#include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
 #include "tests/unit/testlib.h"

@@ -1,9 +1,9 @@
-/* Unit tests of emu/speed.c: every speed x width, its verbs encodings, its
+/* Unit tests of emu/device/speed.c: every speed x width, its verbs encodings, its
  * rate in units of 100 Mb/s and its enum ibv_rate, and the name parsers. */
 #include <check.h>
 #include <stdlib.h>
 
-#include "emu/speed.h"
+#include "emu/device/speed.h"
 #include "tests/unit/testlib.h"
 
 #define NSPEED EMU_SPEED_COUNT

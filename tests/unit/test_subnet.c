@@ -1,4 +1,4 @@
-/* Unit tests for the emulated InfiniBand subnet (emu/subnet.c): LIDs from
+/* Unit tests for the emulated InfiniBand subnet (emu/device/subnet.c): LIDs from
  * the registry (the lowest free, a static one, one taken), entries of
  * dead processes dropped, leaving, routes from the config and the
  * registry and back (lid_of), a LID that moved to another address, the
@@ -13,9 +13,9 @@
 
 #include <check.h>
 
-#include "emu/ctl.h"
-#include "emu/device.h"
-#include "emu/subnet.h"
+#include "emu/observe/ctl.h"
+#include "emu/device/device.h"
+#include "emu/device/subnet.h"
 #include "tests/unit/testlib.h"
 
 static char registry[300];

@@ -1,9 +1,9 @@
-/* tests/unit/test_trace.c: the event trace's writer (emu/trace.c): lines
+/* tests/unit/test_trace.c: the event trace's writer (emu/observe/trace.c): lines
  * that are one JSON object each (checked with emuverbs plot's reader),
  * strings escaped, a line too long cut at a field, lines of several
  * threads never mixed, bad paths, a full disk and failed allocations
  * saying so in one line and leaving no file; and the process's tracer
- * (emu/tracer.c) started, refused a second time, stopped. */
+ * (emu/observe/tracer.c) started, refused a second time, stopped. */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu/trace.h"
-#include "emu/tracer.h"
+#include "emu/observe/trace.h"
+#include "emu/observe/tracer.h"
 #include "tests/unit/testlib.h"
 #include "tools/plot.h"
 

@@ -111,7 +111,7 @@ START_TEST(t_query_device)
 	ck_assert_int_gt(a.max_cqe, 0);
 	ck_assert_int_gt(a.max_pd, 0);
 	ck_assert_uint_eq(a.max_pkeys, 1);
-	/* A ConnectX-5's part number and limits (emu/config.c). */
+	/* A ConnectX-5's part number and limits (emu/device/config.c). */
 	ck_assert_uint_eq(a.vendor_part_id, 4119);
 	ck_assert_int_eq(a.max_qp, 262144);
 	ck_assert_int_eq(a.max_qp_wr, 32768);

@@ -1,4 +1,4 @@
-/* tests/unit/test_wr.c: the work-request opcode table (emu/wr.c) against
+/* tests/unit/test_wr.c: the work-request opcode table (emu/objects/wr.c) against
  * expectations written out by hand from ibv_post_send(3) and the IBTA
  * opcode list: the QP types each ibv_wr_opcode may be posted on, what it
  * does, its completion opcode and the BTH opcodes of its packets.
@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emu/wr.h"
+#include "emu/objects/wr.h"
 #include "net/opcode.h"
 #include "tests/unit/testlib.h"
 

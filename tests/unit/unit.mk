@@ -122,7 +122,7 @@ tests_unit_test_strings_LDADD = $(FRONT_LIBS)
 tests_unit_test_sysfs_LDADD = $(FRONT_LIBS)
 # Compares the slots with the front end's own functions (verbs/ops.h).
 tests_unit_test_ops_LDADD = $(FRONT_LIBS)
-# Long WRITEs through a port budget the test shrinks (emu/transport.h).
+# Long WRITEs through a port budget the test shrinks (emu/transport/transport.h).
 tests_unit_test_ackreq_LDADD = $(FRONT_LIBS)
 # Device memory through the verbs, its budget and failures inside.
 tests_unit_test_dm_LDADD = $(FRONT_LIBS)

@@ -1,0 +1,13 @@
+# emu/observe/: control and observability: the control socket and its
+# commands, counters and their hardware-counter view, statistics,
+# packet capture, tracing and the trace stream.
+libemucore_la_SOURCES += \
+	emu/observe/capture.c emu/observe/capture.h \
+	emu/observe/counters.c emu/observe/counters.h \
+	emu/observe/ctl.c emu/observe/ctl.h \
+	emu/observe/ctl_cmd.c \
+	emu/observe/ctl_stats.c emu/observe/ctl_stats.h \
+	emu/observe/hwcnt.c emu/observe/hwcnt.h \
+	emu/observe/trace.c emu/observe/trace.h \
+	emu/observe/tracer.c emu/observe/tracer.h \
+	emu/observe/watch_ctl.c
