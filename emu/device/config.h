@@ -9,7 +9,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "emu/device/speed.h"
 
 #define EMU_MAX_DEVICES 8
@@ -56,7 +56,7 @@ struct emu_port_config {
 	uint32_t gid_tbl_len;
 	uint16_t pkey_tbl_len;
 	uint32_t latency_us;	/* one-way latency added to egress */
-	uint32_t jitter_us;	/* its spread (emu/transport/link.h) */
+	uint32_t jitter_us;	/* its spread (emu/device/link.h) */
 	uint8_t jitter;		/* enum emu_jitter */
 	uint32_t link_seed;	/* of the jitter's draws */
 	uint32_t ecn_threshold;	/* queue (packets) that marks CE; 0: off */

@@ -21,7 +21,7 @@
 #include "emu/device/netlink.h"
 #include "emu/objects/qp.h"
 #include "emu/objects/srq.h"
-#include "emu/device/sysview.h"
+#include "emu/observe/sysview.h"
 #include "emu/observe/tracer.h"
 #include "emu/transport/transport.h"
 

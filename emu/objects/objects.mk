@@ -1,9 +1,11 @@
-# emu/objects/: what verbs create and the transport reads and writes:
-# PDs and protection domains shared across processes, MRs (with ODP and
-# imports), MWs, device memory, AHs, CQs, SRQs and their tag lists, QPs,
-# their attribute rules and the work-request table.
+# emu/objects/: what verbs create and the transport reads and writes, and
+# the device attributes they add up to: PDs and protection domains shared
+# across processes, MRs (with ODP and imports), MWs, device memory, AHs,
+# CQs, SRQs and their tag lists, QPs, their attribute rules and the
+# work-request table.
 libemucore_la_SOURCES += \
 	emu/objects/ah.c emu/objects/ah.h \
+	emu/objects/attr.c \
 	emu/objects/cq.c emu/objects/cq.h \
 	emu/objects/dm.c emu/objects/dm.h \
 	emu/objects/import.c emu/objects/import.h \

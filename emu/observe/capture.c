@@ -9,7 +9,7 @@
 #include "emu/observe/capture.h"
 #include "emu/observe/ctl.h"
 #include "emu/device/device.h"
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "emu/observe/trace.h"
 #include "emu/observe/tracer.h"
 #include "emu/transport/transport.h"

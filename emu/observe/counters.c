@@ -7,7 +7,7 @@
 
 #include "emu/observe/counters.h"
 #include "emu/device/device.h"
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "emu/objects/qp.h"
 #include "emu/transport/transport.h"
 #include "net/hdr.h"

@@ -43,7 +43,7 @@ enum emu_cnt_nak {
 	EMU_CNT_NAK_NONE = EMU_CNT_NNAK	/* not a NAK */
 };
 
-/* What fault rules did to packets, EMU_FAULT_DROP first (emu/transport/fault.h). */
+/* What fault rules did to packets, EMU_FAULT_DROP first (emu/device/fault.h). */
 enum emu_cnt_fault {
 	EMU_CNT_F_DROP,
 	EMU_CNT_F_DUPLICATE,

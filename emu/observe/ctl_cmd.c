@@ -13,7 +13,7 @@
 #include "emu/observe/ctl.h"
 #include "emu/observe/ctl_stats.h"
 #include "emu/device/device.h"
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "emu/transport/inject.h"
 #include "emu/device/speed.h"
 #include "emu/observe/tracer.h"

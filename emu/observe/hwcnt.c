@@ -12,7 +12,7 @@
 #include "emu/base/engine.h"
 #include "emu/observe/hwcnt.h"
 #include "emu/base/log.h"
-#include "emu/device/sysview.h"
+#include "emu/observe/sysview.h"
 #include "emu/transport/transport.h"
 
 static void refresh(struct emu_device *dev)

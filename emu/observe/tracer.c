@@ -15,7 +15,7 @@
 #include "emu/observe/ctl.h"
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "emu/objects/qp.h"
 #include "emu/device/speed.h"
 #include "emu/observe/trace.h"

@@ -1,5 +1,5 @@
 /* Fault injection on a device's traffic: each packet sent or received goes
- * through the device's rules (emu/transport/fault_rule.c matches), and what they say
+ * through the device's rules (emu/device/fault_rule.c matches), and what they say
  * is done here: drop, duplicate, corrupt and truncate at once, delay and
  * reorder by holding a copy on the port until a timer or later packets
  * release it. Engine thread, or a thread that entered the engine. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 
 struct emu_device;
 struct emu_tport;

@@ -13,7 +13,7 @@
 #include "emu/device/config.h"
 #include "emu/observe/counters.h"
 #include "emu/transport/inject.h"
-#include "emu/transport/link.h"
+#include "emu/device/link.h"
 #include "emu/transport/pulse.h"
 #include "net/udp.h"
 

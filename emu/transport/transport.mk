@@ -1,14 +1,11 @@
-# emu/transport/: RoCE transport engines: receive dispatch, the
-# requester, responder and completer, the send budget, peer pulses, the
-# link model, congestion control and the fault rules applied to packets.
+# emu/transport/: the RoCE transport engines: receive dispatch, the
+# requester, responder and completer, the send budget, peer pulses,
+# congestion control, and the fault rules applied to packets.
 libemucore_la_SOURCES += \
 	emu/transport/budget.c emu/transport/budget.h \
 	emu/transport/cc.c emu/transport/cc.h \
 	emu/transport/comp.c \
-	emu/transport/fault.h \
-	emu/transport/fault_rule.c \
 	emu/transport/inject.c emu/transport/inject.h \
-	emu/transport/link.c emu/transport/link.h \
 	emu/transport/pulse.c emu/transport/pulse.h \
 	emu/transport/req.c \
 	emu/transport/resp.c \

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "emu/base/rand.h"
 #include "emu/device/speed.h"
 #include "net/hdr.h"

@@ -19,7 +19,7 @@
 #include "emu/observe/counters.h"
 #include "emu/device/device.h"
 #include "emu/device/speed.h"
-#include "emu/device/sysview.h"
+#include "emu/observe/sysview.h"
 #include "emu/transport/transport.h"
 
 #define TMPFS_MAGIC_NUMBER 0x01021994	/* linux/magic.h: TMPFS_MAGIC */

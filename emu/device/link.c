@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "emu/base/engine.h"
-#include "emu/transport/link.h"
+#include "emu/device/link.h"
 #include "emu/base/log.h"
 #include "emu/base/rand.h"
 #include "net/capture.h"
