@@ -17,7 +17,7 @@
 /* Bytes a 64 KiB WRITE at MTU 4096 puts on the wire over IPv4: 16 packets
  * of BTH, payload and ICRC (the first with a RETH), each with IPv4 and
  * UDP headers and an Ethernet frame's header, FCS, preamble and gap, as
- * emu/transport/link.c charges them. */
+ * emu/device/link.c charges them. */
 #define WRITE_WIRE	(BENCH_BULK + 16 * (12 + 4 + 28 + 38) + 16)
 
 struct link_case {

@@ -24,7 +24,7 @@ int emu_ns_enter(const char **what);
  * entry of the real directory bound (or, for symlinks, copied) back onto
  * it; then dev/infiniband/uverbsN as binds of v->null_dev, and
  * sys_class/infiniband and sys_class/infiniband_verbs as empty writable
- * tmpfs mounts for the library to fill (emu/device/sysview.c). The two overlay
+ * tmpfs mounts for the library to fill (emu/observe/sysview.c). The two overlay
  * tmpfs are read-only at the end. 0, or a negative errno with *what
  * naming the step, and then nothing of the view is left mounted. */
 int emu_nsview_build(const struct emu_nsview *v, const char **what);

@@ -1,6 +1,6 @@
 /* The historical sysfs helpers of IBVERBS_1.0: real file reads, since other
  * libraries call them; they find emulated devices under `emuverbs run`'s view
- * (emu/device/sysview.c), nothing elsewhere. */
+ * (emu/observe/sysview.c), nothing elsewhere. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include <arpa/inet.h>
 
 #include "emu/device/config.h"
-#include "emu/transport/link.h"
+#include "emu/device/link.h"
 #include "tests/unit/testlib.h"
 
 #ifndef EMU_SYSCONFDIR

@@ -1,4 +1,4 @@
-/* Unit tests for the emulated device (emu/device/device.c, emu/device/attr.c): creation
+/* Unit tests for the emulated device (emu/device/device.c, emu/objects/attr.c): creation
  * from a config, endpoints and GIDs, GUIDs, attributes, contexts, events. */
 #include <dirent.h>
 #include <endian.h>
@@ -656,7 +656,7 @@ END_TEST
 /*
  * Limits up to INT_MAX each are valid config (emu/device/config.c), so their
  * product must not wrap: it saturates at INT_MAX.
- * FAILS: emu/device/attr.c multiplies in 32 bits (see the report).
+ * FAILS: emu/objects/attr.c multiplies in 32 bits (see the report).
  */
 START_TEST(t_device_attr_mcast_overflow)
 {

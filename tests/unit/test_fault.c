@@ -1,4 +1,4 @@
-/* Unit tests for emu/transport/fault_rule.c: every key of the grammar and its
+/* Unit tests for emu/device/fault_rule.c: every key of the grammar and its
  * refusals (with the character they are at), the check of a whole rule,
  * the classes of every kind of packet, each matcher, the determinism of
  * every= and prob=, corruption's reach, and the rules of a config file
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "emu/device/config.h"
-#include "emu/transport/fault.h"
+#include "emu/device/fault.h"
 #include "net/hdr.h"
 #include "net/opcode.h"
 #include "tests/unit/testlib.h"

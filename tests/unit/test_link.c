@@ -1,4 +1,4 @@
-/* Unit tests for emu/transport/link.c: the pacer's departures at the modelled rate
+/* Unit tests for emu/device/link.c: the pacer's departures at the modelled rate
  * and its burst, the delay line and its seeded jitter (in order, bounded,
  * repeatable), the queue's limit and allocation failure, ECN marks from
  * the pacer's queue only, and that a held datagram in parts arrives as it
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "emu/transport/link.h"
+#include "emu/device/link.h"
 #include "net/udp.h"
 #include "tests/unit/testlib.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for emu/device/sysview.c: every file against what the verbs report
+/* Unit tests for emu/observe/sysview.c: every file against what the verbs report
  * for the same device, rewrites swapped in whole, other configurations,
  * failures leaving no half tree, and finding the view emuverbs run made. */
 #include <dirent.h>
@@ -20,7 +20,7 @@
 #include "emu/device/config.h"
 #include "emu/observe/counters.h"
 #include "emu/device/device.h"
-#include "emu/device/sysview.h"
+#include "emu/observe/sysview.h"
 #include "tests/unit/testlib.h"
 #include "tools/nsview.h"
 
