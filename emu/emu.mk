@@ -2,7 +2,7 @@
 # one-way rule of which may include which (doc/architecture.md, checked by
 # tests/arch/rooms.sh): base, device, objects, transport, observe. This
 # file holds what the rooms share: the library they make and its flags.
-libemucore_la_SOURCES =
+libemucore_la_SOURCES = emu/emu.c emu/emu.h
 libemucore_la_CFLAGS = $(AM_CFLAGS) $(NLROUTE_CFLAGS) $(INIH_CFLAGS)
 libemucore_la_LIBADD = libemuutil.la libemunet.la $(NLROUTE_LIBS) \
 	$(INIH_LIBS) -lm

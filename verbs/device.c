@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "emu/device/device.h"
+#include "emu/emu.h"
 #include "emu/objects/import.h"
 #include "emu/base/log.h"
 #include "verbs/err.h"
@@ -19,6 +20,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	unsigned int n, i;
 	int rc;
 
+	emu_init();
 	rc = emu_registry_get(&devs, &n);
 	if (rc)
 		return verbs_null(emu_refuse(-rc, "ibv_get_device_list: the "

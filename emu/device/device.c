@@ -11,19 +11,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "emu/device/device.h"
-#include "emu/observe/ctl.h"
-#include "emu/transport/inject.h"
-#include "emu/base/log.h"
 #include "emu/base/engine.h"
 #include "emu/base/handle.h"
-#include "emu/objects/mr.h"
+#include "emu/base/log.h"
+#include "emu/device/device.h"
 #include "emu/device/netlink.h"
-#include "emu/objects/qp.h"
-#include "emu/objects/srq.h"
-#include "emu/observe/sysview.h"
-#include "emu/observe/tracer.h"
-#include "emu/transport/transport.h"
+#include "emu/device/observer.h"
 
 static struct emu_device *registry[EMU_MAX_DEVICES];
 static unsigned int registry_len;
@@ -82,9 +75,7 @@ void emu_port_gid_changed(struct emu_port *port)
 		.event_type = IBV_EVENT_GID_CHANGE,
 	};
 
-	emu_sysview_refresh(port->dev);
-	if (emu_trace_on())
-		emu_trace_port(port, "gid");
+	EMU_PUBLISH(port, port, "gid");
 	emu_device_broadcast(port->dev, &ev);
 }
 
@@ -305,6 +296,7 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 				     unsigned int index, FILE *errf)
 {
 	struct emu_device *dev;
+	const char *what = "";
 	uint32_t i;
 	int rc;
 
@@ -350,23 +342,15 @@ struct emu_device *emu_device_create(const struct emu_device_config *cfg,
 		 "/sys/class/infiniband_verbs/uverbs%u", index);
 	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path),
 		 "/sys/class/infiniband/%s", cfg->name);
-	dev->tr.dev = dev;
-	rc = emu_mr_table_create(dev);
+	/* The rooms above keep their per-device state: key, QPN and SRQN
+	 * tables, the transport's. */
+	rc = emu_publish_made(dev, &what);
 	if (rc) {
-		report(errf, cfg, 0, "memory key table", rc);
+		report(errf, cfg, 0, what, rc);
 		emu_device_destroy(dev);
 		return NULL;
 	}
-	if (emu_qp_table_create(dev)) {
-		report(errf, cfg, 0, "cannot allocate the QP table", ENOMEM);
-		emu_device_destroy(dev);
-		return NULL;
-	}
-	if (emu_srq_table_create(dev)) {
-		report(errf, cfg, 0, "cannot allocate the SRQ table", ENOMEM);
-		emu_device_destroy(dev);
-		return NULL;
-	}
+	dev->made = true;
 	return dev;
 }
 
@@ -378,9 +362,8 @@ void emu_device_destroy(struct emu_device *dev)
 		return;
 	for (i = 0; i < dev->nports; i++)
 		port_fini(&dev->ports[i]);
-	emu_mr_table_destroy(dev);
-	emu_qp_table_destroy(dev);
-	emu_srq_table_destroy(dev);
+	if (dev->made)
+		EMU_PUBLISH_UNDO(unmade, dev);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_cond_destroy(&dev->ctl_done);
 	free(dev);
@@ -428,17 +411,16 @@ int emu_registry_init_from(const struct emu_config *cfg, FILE *errf)
 		struct emu_device *dev =
 			emu_device_create(&cfg->devices[i], registry_len, errf);
 
-		if (dev) {
-			emu_inject_init(dev, cfg->faults, cfg->nfaults);
+		if (dev)
 			registry[registry_len++] = dev;
-		} else {
+		else
 			problems++;
-		}
 	}
 	/* Discovery claimed the endpoints: the GIDs the view shows are
-	 * known from here on (doc/ucx.md). */
+	 * known from here on (doc/ucx.md); each device takes its fault
+	 * rules. */
 	for (i = 0; i < registry_len; i++)
-		emu_sysview_refresh(registry[i]);
+		EMU_PUBLISH(listed, registry[i], cfg);
 	registry_built = 1;
 	pthread_mutex_unlock(&registry_lock);
 	return problems;
@@ -492,7 +474,9 @@ static int engine_up(struct emu_device *dev)
 			return -ENOMEM;
 		port->nl_watch = w;
 	}
-	return emu_transport_start(dev);
+	rc = emu_publish_start(dev);
+	dev->started = !rc;
+	return rc;
 }
 
 static void engine_down(struct emu_device *dev)
@@ -505,7 +489,9 @@ static void engine_down(struct emu_device *dev)
 		emu_engine_unwatch(dev->engine, dev->ports[i].nl_watch);
 		dev->ports[i].nl_watch = NULL;
 	}
-	emu_transport_stop(dev);
+	if (dev->started)
+		EMU_PUBLISH_UNDO(stop, dev);
+	dev->started = false;
 	emu_engine_stop(dev->engine);
 	dev->engine = NULL;
 	atomic_store(&dev->busy_gen, EMU_FORK_NONE);
@@ -555,15 +541,14 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 		atomic_store(&dev->busy_gen, emu_fork_gen);
 	}
 	dev->open_count++;
-	/* Processes sharing one view each show themselves when they open
-	 * the device, as they did when they discovered it. */
-	emu_sysview_refresh(dev);
 	pthread_mutex_lock(&ctx_lock);
 	ctx->next = dev->contexts;
 	dev->contexts = ctx;
 	pthread_mutex_unlock(&ctx_lock);
 	pthread_mutex_unlock(&dev->lock);
-	emu_ctl_device_opened();
+	/* Processes sharing one view each show themselves when they open
+	 * the device, as they did when they discovered it. */
+	EMU_PUBLISH(opened, dev);
 	return ctx;
 }
 
@@ -593,7 +578,7 @@ void emu_context_close(struct emu_context *ctx)
 	emu_handle_forget(ctx);
 	emu_async_fini(&ctx->async);
 	free(ctx);
-	emu_ctl_device_closed();
+	EMU_PUBLISH_UNDO(closed, dev);
 }
 
 void emu_device_broadcast(struct emu_device *dev,
@@ -607,12 +592,12 @@ void emu_device_broadcast(struct emu_device *dev,
 	pthread_mutex_unlock(&ctx_lock);
 }
 
-/* link_downed is the engine's to count, as every counter is. */
-static void count_down(void *arg)
+/* The engine's to count (link_downed), as every counter is. */
+static void went_down(void *arg)
 {
 	struct emu_port *port = arg;
 
-	emu_transport_of(port->dev)->ports[port->num - 1].cnt.link_downed++;
+	EMU_PUBLISH(port_engine, port, "down");
 }
 
 int emu_port_set_state(struct emu_port *port, int ibv_port_state)
@@ -627,13 +612,11 @@ int emu_port_set_state(struct emu_port *port, int ibv_port_state)
 	if (old == ibv_port_state)
 		return 0;
 	if (ibv_port_state == IBV_PORT_DOWN)
-		emu_device_run(port->dev, count_down, port);
+		emu_device_run(port->dev, went_down, port);
 	ev.event_type = ibv_port_state == IBV_PORT_ACTIVE ? IBV_EVENT_PORT_ACTIVE
 							  : IBV_EVENT_PORT_ERR;
 	/* The view first: a program woken by the event reads the new state. */
-	emu_sysview_refresh(port->dev);
-	if (emu_trace_on())
-		emu_trace_port(port, "state");
+	EMU_PUBLISH(port, port, "state");
 	emu_device_broadcast(port->dev, &ev);
 	return 0;
 }
@@ -647,8 +630,6 @@ static void do_change(void *arg)
 {
 	struct change_call *c = arg;
 	struct emu_port *port = c->port;
-	struct emu_tport *tp = &emu_transport_of(port->dev)->ports[port->num -
-								    1];
 
 	port->cfg.speed = c->cfg->speed;
 	port->cfg.width = c->cfg->width;
@@ -660,8 +641,7 @@ static void do_change(void *arg)
 	port->cfg.cnp_interval_us = c->cfg->cnp_interval_us;
 	port->cfg.dcqcn = c->cfg->dcqcn;
 	port->cfg.dcqcn_cfg = c->cfg->dcqcn_cfg;
-	if (tp->open)
-		emu_transport_link_config(tp);
+	EMU_PUBLISH(port_engine, port, "link");
 }
 
 int emu_port_change(struct emu_port *port, const char *settings, char *err,
@@ -695,9 +675,7 @@ int emu_port_change(struct emu_port *port, const char *settings, char *err,
 	emu_device_run(port->dev, do_change, &c);
 	/* The view first, then the event: a program woken by it reads the
 	 * new speed and state. */
-	emu_sysview_refresh(port->dev);
-	if (emu_trace_on())
-		emu_trace_port(port, "link");
+	EMU_PUBLISH(port, port, "link");
 	if (state_set) {
 		state = cfg.active ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 		emu_port_set_state(port, state);

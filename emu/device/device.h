@@ -16,7 +16,6 @@
 #include "emu/device/gid.h"
 #include "emu/base/numtab.h"
 #include "emu/device/subnet.h"
-#include "emu/transport/tport.h"
 #include "net/endpoint.h"
 
 struct emu_nl;
@@ -24,6 +23,7 @@ struct emu_engine;
 struct emu_watch;
 struct emu_device;
 struct emu_mr_table;
+struct emu_transport;
 struct emu_qp;
 
 struct emu_port {
@@ -76,7 +76,10 @@ struct emu_device {
 	struct emu_mr_table *mrs;	/* lkey/rkey -> MR (emu/objects/mr.c) */
 	struct emu_numtab qps;		/* QPN -> QP (emu/objects/qp.c) */
 	struct emu_numtab srqs;		/* SRQN -> SRQ (emu/objects/srq.c) */
-	struct emu_transport tr;	/* the engines' state (emu/transport/tport.h) */
+	struct emu_transport *tr;	/* the engines' (emu/transport/tport.h) */
+	/* Its observers made their state (emu/device/observer.h), and the
+	 * engine's work started. */
+	bool made, started;
 
 	pthread_mutex_t lock;		/* contexts, engine, open_count */
 	struct emu_context *contexts;

@@ -11,5 +11,6 @@ libemucore_la_SOURCES += \
 	emu/device/gid.c emu/device/gid.h \
 	emu/device/link.c emu/device/link.h \
 	emu/device/netlink.c emu/device/netlink.h \
+	emu/device/observer.c emu/device/observer.h \
 	emu/device/speed.c emu/device/speed.h \
 	emu/device/subnet.c emu/device/subnet.h

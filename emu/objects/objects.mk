@@ -8,6 +8,7 @@ libemucore_la_SOURCES += \
 	emu/objects/attr.c \
 	emu/objects/cq.c emu/objects/cq.h \
 	emu/objects/dm.c emu/objects/dm.h \
+	emu/objects/hooks.c emu/objects/hooks.h \
 	emu/objects/import.c emu/objects/import.h \
 	emu/objects/mr.c emu/objects/mr.h \
 	emu/objects/mw.c emu/objects/mw.h \

@@ -19,7 +19,7 @@
 #include "emu/device/subnet.h"
 #include "emu/objects/qp_attr.h"
 #include "emu/objects/srq.h"
-#include "emu/observe/tracer.h"
+#include "emu/device/observer.h"
 #include "emu/transport/transport.h"
 #include "emu/objects/wr.h"
 #include "net/hdr.h"
@@ -117,8 +117,7 @@ void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 	};
 
 	emu_log(EMU_LOG_QP, "qp 0x%06x: async event %d", qp->qpn, type);
-	if (emu_trace_on())
-		emu_trace_async(qp, type);
+	EMU_PUBLISH(qp_async, qp, type);
 	/* Counted only once queued: destroy waits for exactly these acks. */
 	if (!emu_async_push(&qp->ctx->async, &ev))
 		qp->events_raised++;
@@ -327,8 +326,8 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 	if (!was)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> ERR", qp->qpn,
 			state_str(cur));
-	if (!was && emu_trace_on())
-		emu_trace_qp_state(qp, cur, IBV_QPS_ERR);
+	if (!was)
+		EMU_PUBLISH(qp_state, qp, cur, IBV_QPS_ERR);
 	atomic_store(&qp->state, IBV_QPS_ERR);
 	if (!was && ev)
 		emu_qp_event(qp, ev);
@@ -944,8 +943,8 @@ static void do_modify(void *p)
 	if (next != cur)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> %s", qp->qpn,
 			state_str(cur), state_str(next));
-	if (next != cur && emu_trace_on())
-		emu_trace_qp_state(qp, cur, next);
+	if (next != cur)
+		EMU_PUBLISH(qp_state, qp, cur, next);
 	atomic_store(&qp->state, next);
 	if (next == IBV_QPS_SQD && cur != IBV_QPS_SQD) {
 		qp->req.draining = true;

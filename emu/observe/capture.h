@@ -34,11 +34,6 @@ void emu_capture_status(char *buf, size_t len);
  * leaves it when its UDP I/O closes. */
 void emu_capture_device_up(struct emu_device *dev);
 
-/* The note of a packet rule r acted on (dir EMU_FAULT_TX or _RX), for a
- * capture running on tp: 0 when none runs. */
-uint32_t emu_capture_fault_note(struct emu_tport *tp,
-				const struct emu_fault_rule *r, uint8_t dir);
-
 /* The control socket's command: capture start PATH [count N] | stop |
  * status (emu/observe/watch_ctl.c). */
 void emu_capture_ctl(int argc, char **argv, struct emu_ctl_out *o);

@@ -7,6 +7,7 @@ libemucore_la_SOURCES += \
 	emu/observe/ctl.c emu/observe/ctl.h \
 	emu/observe/ctl_cmd.c \
 	emu/observe/ctl_stats.c emu/observe/ctl_stats.h \
+	emu/observe/hooks.c emu/observe/hooks.h \
 	emu/observe/hwcnt.c emu/observe/hwcnt.h \
 	emu/observe/sysview.c emu/observe/sysview.h \
 	emu/observe/trace.c emu/observe/trace.h \

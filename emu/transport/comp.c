@@ -6,7 +6,7 @@
 #include "emu/base/log.h"
 #include "emu/base/engine.h"
 #include "emu/objects/qp.h"
-#include "emu/observe/tracer.h"
+#include "emu/device/observer.h"
 #include "emu/transport/transport.h"
 #include "emu/objects/wr.h"
 #include "net/hdr.h"
@@ -310,8 +310,7 @@ static void on_retry_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 		"qp 0x%06x: no ACK for psn 0x%06x in time, %u retries left "
 		"(timer %llu us late)", qp->qpn, qp->comp.psn,
 		qp->comp.retry_left, (unsigned long long)(now - due) / 1000);
-	if (emu_trace_on())
-		emu_trace_timeout(qp, qp->comp.psn, qp->comp.retry_left);
+	EMU_PUBLISH(timeout, qp, qp->comp.psn, qp->comp.retry_left);
 	if (!qp->comp.retry_left) {
 		EMU_CNT_EV(qp, retry_exceeded);
 		fail(qp, IBV_WC_RETRY_EXC_ERR);
@@ -364,8 +363,7 @@ static void rnr_nak(struct emu_qp *qp, uint32_t psn, unsigned int timer)
 
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: RNR NAK at psn 0x%06x, waiting %u us",
 		qp->qpn, psn, wire_rnr_timer_usec(timer));
-	if (emu_trace_on())
-		emu_trace_nak(qp, false, aeth_syn_rnr(timer), psn);
+	EMU_PUBLISH(nak, qp, false, aeth_syn_rnr(timer), psn);
 	/* rnr_retry 7 means retry forever. */
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->comp.rnr_left) {
@@ -404,8 +402,7 @@ static void on_ack(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	case AETH_NAK:
 		emu_log(EMU_LOG_XPORT, "qp 0x%06x: NAK %s at psn 0x%06x",
 			qp->qpn, aeth_nak_str(aeth_syn_value(syn)), psn);
-		if (emu_trace_on())
-			emu_trace_nak(qp, false, syn, psn);
+		EMU_PUBLISH(nak, qp, false, syn, psn);
 		ack_upto(qp, psn_sub(psn, 1));
 		if (emu_qp_state(qp) == IBV_QPS_ERR)
 			break;

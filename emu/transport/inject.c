@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/observe/capture.h"
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
 #include "emu/transport/inject.h"
@@ -15,9 +14,10 @@
 #include "emu/objects/cq.h"
 #include "emu/objects/qp.h"
 #include "emu/objects/srq.h"
-#include "emu/observe/tracer.h"
+#include "emu/device/observer.h"
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
+#include "net/capture.h"
 #include "net/icrc.h"
 
 struct emu_fault_held {
@@ -68,6 +68,49 @@ void emu_inject_init(struct emu_device *dev,
 }
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* The note a capture running on tp shows beside a packet rule r acted on
+ * (dir EMU_FAULT_TX or _RX): 0 when none runs. */
+static uint32_t fault_note(struct emu_tport *tp,
+			   const struct emu_fault_rule *r, uint8_t dir)
+{
+	struct emu_cap *c = tp->udp.cap;
+	const char *rx = dir == EMU_FAULT_RX ? " after it arrived (shown as "
+					       "it arrived)" : "";
+	const char *n = r->name;
+
+	if (!c)
+		return 0;
+	switch (r->action) {
+	case EMU_FAULT_DROP:
+		return emu_cap_note(c, "fault rule %s: dropped %s", n,
+				    dir == EMU_FAULT_RX ? "on arrival, never "
+				    "handled" : "before sending, never sent");
+	case EMU_FAULT_DUPLICATE:
+		return emu_cap_note(c, "fault rule %s: duplicated (%s)", n,
+				    dir == EMU_FAULT_RX ? "handled twice" :
+				    "sent twice");
+	case EMU_FAULT_DELAY:
+		return emu_cap_note(c, "fault rule %s: delayed %llu us%s", n,
+				    (unsigned long long)(r->delay_ns / 1000),
+				    dir == EMU_FAULT_RX ? " before it was "
+				    "handled" : " (the time is when it left)");
+	case EMU_FAULT_REORDER:
+		return emu_cap_note(c, "fault rule %s: held until %u later "
+				    "packets had %s", n, r->reorder_n,
+				    dir == EMU_FAULT_RX ? "been handled" :
+				    "left");
+	case EMU_FAULT_CORRUPT:
+		return emu_cap_note(c, "fault rule %s: one bit flipped in the "
+				    "%s%s", n, r->corrupt_payload ? "payload" :
+				    "headers", rx);
+	case EMU_FAULT_TRUNCATE:
+		return emu_cap_note(c, "fault rule %s: truncated%s", n, rx);
+	default:
+		return emu_cap_note(c, "fault rule %s: %s", n,
+				    emu_fault_action_name(r->action));
+	}
+}
 
 /* ---- scheduled events --------------------------------------------------- */
 
@@ -156,8 +199,7 @@ static bool fire(struct emu_device *dev, struct emu_fault_rule *r)
 	r->acted += done;
 	emu_log(EMU_LOG_XPORT, "fault %s: %s", r->name,
 		done ? "done" : "nothing to do it to");
-	if (emu_trace_on())
-		emu_trace_fault_event(dev, r, done);
+	EMU_PUBLISH(fault_event, dev, r, done);
 	return done;
 }
 
@@ -511,11 +553,10 @@ void emu_inject_tx(struct emu_tport *tp, uint32_t qpn,
 	emu_log(EMU_LOG_XPORT,
 		"fault %s: tx %s qpn 0x%06x psn 0x%06x acted before %u", r->name, wire_op_name(bth_opcode(buf)), bth_qpn(buf),
 		bth_psn(buf), r->sighting);
-	if (emu_trace_on())
-		emu_trace_fault(tp, r, EMU_FAULT_TX, buf, len);
+	EMU_PUBLISH(fault, tp, r, EMU_FAULT_TX, buf, len);
 	/* A capture shows what the rule did: the packet it dropped too. */
 	if (tp->udp.cap)
-		note = emu_capture_fault_note(tp, r, EMU_FAULT_TX);
+		note = fault_note(tp, r, EMU_FAULT_TX);
 	if (r->action == EMU_FAULT_DROP) {
 		count_action(tp, EMU_FAULT_TX, qpn, r->action);
 		if (tp->udp.cap)
@@ -602,7 +643,7 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 	r = first_acting(tp, &p);
 	/* Captured as it arrived, with a note of what the rule does. */
 	if (tp->udp.cap)
-		emu_udp_cap_rx(&tp->udp, u, r ? emu_capture_fault_note(
+		emu_udp_cap_rx(&tp->udp, u, r ? fault_note(
 					 tp, r, EMU_FAULT_RX) : 0);
 	if (!r) {
 		/* Handled before anything it lets go. */
@@ -617,8 +658,7 @@ void emu_inject_rx(struct emu_tport *tp, struct emu_udp_pkt *u)
 			bth_qpn(u->data), bth_psn(u->data), r->sighting);
 	if (r->action != EMU_FAULT_DELAY && r->action != EMU_FAULT_REORDER)
 		count_action(tp, EMU_FAULT_RX, p.qpn, r->action);
-	if (emu_trace_on())
-		emu_trace_fault(tp, r, EMU_FAULT_RX, u->data, u->len);
+	EMU_PUBLISH(fault, tp, r, EMU_FAULT_RX, u->data, u->len);
 	switch (r->action) {
 	case EMU_FAULT_DROP:
 		return;

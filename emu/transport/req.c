@@ -9,7 +9,7 @@
 #include "emu/objects/mw.h"
 #include "emu/objects/qp.h"
 #include "emu/device/subnet.h"
-#include "emu/observe/tracer.h"
+#include "emu/device/observer.h"
 #include "emu/transport/transport.h"
 #include "emu/objects/wr.h"
 #include "net/hdr.h"
@@ -449,10 +449,9 @@ void emu_req_rewind(struct emu_qp *qp, uint32_t psn)
 			"qp 0x%06x: going back to psn 0x%06x (wr 0x%llx)",
 			qp->qpn, psn, (unsigned long long)w->wr_id);
 		/* What was sent from psn on goes out again. */
-		if (emu_trace_on() && psn_before(psn, qp->req.psn_hi))
-			emu_trace_retransmit(qp, psn,
-					     (uint32_t)psn_diff(qp->req.psn_hi,
-								psn));
+		if (psn_before(psn, qp->req.psn_hi))
+			EMU_PUBLISH(retransmit, qp, psn,
+				    (uint32_t)psn_diff(qp->req.psn_hi, psn));
 		qp->req.idx = i;
 		qp->req.noack = 0;
 		if (emu_wr_atomic(w->opcode)) {

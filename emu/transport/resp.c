@@ -9,7 +9,7 @@
 #include "emu/objects/qp.h"
 #include "emu/device/subnet.h"
 #include "emu/objects/srq.h"
-#include "emu/observe/tracer.h"
+#include "emu/device/observer.h"
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -141,8 +141,7 @@ static void send_nak(struct emu_qp *qp, uint8_t syn, uint32_t psn)
 	emu_log(EMU_LOG_XPORT, "qp 0x%06x: sending %s at psn 0x%06x",
 		qp->qpn, aeth_syn_kind(syn) == AETH_RNR_NAK ? "RNR NAK" :
 			 aeth_nak_str(aeth_syn_value(syn)), psn);
-	if (emu_trace_on())
-		emu_trace_nak(qp, true, syn, psn);
+	EMU_PUBLISH(nak, qp, true, syn, psn);
 	emu_resp_ack_now(qp);
 	send_aeth(qp, resp_op(qp, WIRE_OPB_ACK), syn, psn);
 }

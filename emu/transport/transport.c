@@ -4,13 +4,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "emu/observe/capture.h"
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
-#include "emu/observe/hwcnt.h"
 #include "emu/base/log.h"
 #include "emu/objects/qp.h"
-#include "emu/observe/tracer.h"
+#include "emu/device/observer.h"
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
@@ -215,11 +213,8 @@ void emu_transport_link_config(struct emu_tport *tp)
 static void inject_start(void *dev)
 {
 	emu_inject_start(dev);
-	emu_hwcnt_start(dev);
-	/* Its ports join a capture, its QPs a trace (or EMUVERBS_CAPTURE's
-	 * and EMUVERBS_TRACE's start with the process's first device). */
-	emu_capture_device_up(dev);
-	emu_tracer_device_up(dev);
+	/* Watchers join now that there is something to watch. */
+	EMU_PUBLISH(up, (struct emu_device *)dev);
 }
 
 int emu_transport_start(struct emu_device *dev)
@@ -325,9 +320,7 @@ static void do_stop(void *arg)
 	uint32_t i;
 
 	emu_inject_stop(dev);
-	/* The view's counters last, while the ports still have them. */
-	emu_hwcnt_stop(dev);
-	emu_tracer_device_down(dev);
+	EMU_PUBLISH_UNDO(down, dev);
 	ev_prepare_stop(emu_engine_loop(dev->engine), &t->resume);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];

@@ -9,6 +9,7 @@
 
 #include "emu/transport/budget.h"
 #include "emu/device/device.h"
+#include "emu/transport/tport.h"
 #include "net/opcode.h"
 #include "net/udp.h"
 
@@ -17,7 +18,7 @@ struct emu_watch;
 
 static inline struct emu_transport *emu_transport_of(struct emu_device *dev)
 {
-	return &dev->tr;
+	return dev->tr;
 }
 
 /* (Re)configure tp's link from its port's config: rate from speed and

@@ -5,6 +5,7 @@ libemucore_la_SOURCES += \
 	emu/transport/budget.c emu/transport/budget.h \
 	emu/transport/cc.c emu/transport/cc.h \
 	emu/transport/comp.c \
+	emu/transport/hooks.c emu/transport/hooks.h \
 	emu/transport/inject.c emu/transport/inject.h \
 	emu/transport/pulse.c emu/transport/pulse.h \
 	emu/transport/req.c \

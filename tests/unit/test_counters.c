@@ -7,6 +7,7 @@
 
 #include <check.h>
 
+#include "emu/emu.h"
 #include "emu/observe/counters.h"
 #include "emu/device/device.h"
 #include "emu/objects/qp.h"
@@ -256,6 +257,7 @@ static Suite *counters_suite(void)
 
 int main(void)
 {
+	emu_init();
 	emu_test_isolate_config();
 	return emu_test_run(counters_suite());
 }

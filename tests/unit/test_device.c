@@ -14,6 +14,7 @@
 
 #include <check.h>
 
+#include "emu/emu.h"
 #include "emu/device/device.h"
 #include "tests/unit/testlib.h"
 
@@ -1094,5 +1095,6 @@ static Suite *device_suite(void)
 
 int main(void)
 {
+	emu_init();
 	return emu_test_run(device_suite());
 }

@@ -11,6 +11,7 @@
 
 #include <check.h>
 
+#include "emu/emu.h"
 #include "emu/objects/ah.h"
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
@@ -945,5 +946,6 @@ static Suite *mr_suite(void)
 
 int main(void)
 {
+	emu_init();
 	return emu_test_run(mr_suite());
 }

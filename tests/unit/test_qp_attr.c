@@ -8,6 +8,7 @@
 
 #include <check.h>
 
+#include "emu/emu.h"
 #include "emu/device/device.h"
 #include "emu/base/log.h"
 #include "emu/objects/qp_attr.h"
@@ -1026,5 +1027,6 @@ static Suite *qp_attr_suite(void)
 
 int main(void)
 {
+	emu_init();
 	return emu_test_run(qp_attr_suite());
 }

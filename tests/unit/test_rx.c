@@ -14,6 +14,7 @@
 
 #include <check.h>
 
+#include "emu/emu.h"
 #include "emu/device/device.h"
 #include "emu/objects/qp.h"
 #include "emu/transport/transport.h"
@@ -328,6 +329,7 @@ static Suite *rx_suite(void)
 
 int main(void)
 {
+	emu_init();
 	emu_test_isolate_config();
 	return emu_test_run(rx_suite());
 }

@@ -17,6 +17,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
+#include "emu/emu.h"
 #include "emu/device/config.h"
 #include "emu/observe/counters.h"
 #include "emu/device/device.h"
@@ -520,6 +521,7 @@ static Suite *sysview_suite(void)
 
 int main(void)
 {
+	emu_init();
 	emu_test_isolate_config();
 	return emu_test_run(sysview_suite());
 }

@@ -1,0 +1,55 @@
+/* The transport's part in a device's life: its state is made with the
+ * device, takes the device's fault rules when the registry is built,
+ * opens the ports' sockets when the engine starts, and follows a port's
+ * link settings and its going down on the engine thread. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/device/config.h"
+#include "emu/transport/hooks.h"
+#include "emu/transport/inject.h"
+#include "emu/transport/transport.h"
+
+static int made(struct emu_device *dev, const char **what)
+{
+	dev->tr = calloc(1, sizeof(*dev->tr));
+	if (!dev->tr) {
+		*what = "cannot allocate the transport's state";
+		return ENOMEM;
+	}
+	dev->tr->dev = dev;
+	return 0;
+}
+
+static void unmade(struct emu_device *dev)
+{
+	free(dev->tr);
+	dev->tr = NULL;
+}
+
+static void listed(struct emu_device *dev, const struct emu_config *cfg)
+{
+	emu_inject_init(dev, cfg->faults, cfg->nfaults);
+}
+
+static void port_engine(struct emu_port *port, const char *what)
+{
+	struct emu_tport *tp = &emu_transport_of(port->dev)->ports[port->num -
+								    1];
+
+	/* link_downed is the engine's to count, as every counter is. */
+	if (!strcmp(what, "down"))
+		tp->cnt.link_downed++;
+	else if (!strcmp(what, "link") && tp->open)
+		emu_transport_link_config(tp);
+}
+
+const struct emu_observer emu_transport_hooks = {
+	.made = made,
+	.unmade = unmade,
+	.listed = listed,
+	.start = emu_transport_start,
+	.stop = emu_transport_stop,
+	.port_engine = port_engine,
+};
