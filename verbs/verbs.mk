@@ -6,7 +6,7 @@ libemufront_la_SOURCES = \
 	verbs/device.c verbs/query.c verbs/async.c \
 	verbs/ops.c verbs/ops.h verbs/err.h verbs/handle.c verbs/handle.h \
 	verbs/sysfs.c \
-	verbs/pd_mr.c verbs/cq.c verbs/qp.c verbs/qp_ex.c \
+	verbs/pd_mr.c verbs/cq.c verbs/qp.c verbs/qp_ex.c verbs/qp_ex.h \
 	verbs/srq.c verbs/mw.c verbs/fault.c verbs/port.c verbs/counters.c \
 	verbs/odp.c verbs/dm.c verbs/clock.c verbs/pdom.c \
 	verbs/import.c verbs/import.h \
