@@ -20,7 +20,7 @@ libemucore_la_SOURCES = \
 	emu/srq.c emu/srq.h \
 	emu/tm.c emu/tm.h \
 	emu/qp_attr.c emu/qp_attr.h emu/qp_ex.h \
-	emu/qp.c emu/qp.h emu/wr.c emu/wr.h \
+	emu/qp.c emu/qp.h emu/wr.c emu/wr.h emu/names.c emu/names.h \
 	emu/transport.c emu/transport.h emu/tport.h \
 	emu/budget.c emu/budget.h emu/pulse.c emu/pulse.h \
 	emu/link.c emu/link.h emu/rand.h \

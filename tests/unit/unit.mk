@@ -26,6 +26,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_pulse \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
+	tests/unit/test_names \
 	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_odp_fault \
 	tests/unit/test_counters tests/unit/test_trace
 # the front end built in over the core (allocation failures reach it)
@@ -103,6 +104,7 @@ tests_unit_test_pulse_LDADD = $(CORE_LIBS) -lpthread
 tests_unit_test_link_LDADD = $(CORE_LIBS) -lm
 tests_unit_test_link_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_numtab_LDADD = $(CORE_LIBS)
+tests_unit_test_names_LDADD = $(CORE_LIBS)
 tests_unit_test_fault_LDADD = $(CORE_LIBS)
 tests_unit_test_cc_LDADD = $(CORE_LIBS) -lm
 tests_unit_test_odp_fault_LDADD = $(CORE_LIBS)
