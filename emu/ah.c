@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "emu/ah.h"
+#include "emu/dev_count.h"
 #include "emu/device.h"
 #include "emu/handle.h"
 #include "emu/log.h"
-#include "emu/mr.h"
 #include "emu/pd.h"
 #include "emu/subnet.h"
 

@@ -9,10 +9,10 @@
 
 #include "emu/clock.h"
 #include "emu/cq.h"
+#include "emu/dev_count.h"
 #include "emu/device.h"
 #include "emu/handle.h"
 #include "emu/log.h"
-#include "emu/mr.h"
 #include "emu/pdom.h"
 #include "emu/transport.h"
 

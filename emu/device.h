@@ -12,6 +12,7 @@
 
 #include "emu/async.h"
 #include "emu/config.h"
+#include "emu/dev_count.h"
 #include "emu/fork.h"
 #include "emu/gid.h"
 #include "emu/numtab.h"
@@ -74,6 +75,7 @@ struct emu_device {
 	struct emu_port ports[EMU_MAX_PORTS];
 
 	struct emu_mr_table *mrs;	/* lkey/rkey -> MR (emu/mr.c) */
+	struct emu_dev_counts counts;	/* PDs, AHs, CQs (emu/dev_count.c) */
 	struct emu_numtab qps;		/* QPN -> QP (emu/qp.c) */
 	struct emu_numtab srqs;		/* SRQN -> SRQ (emu/srq.c) */
 	struct emu_transport tr;	/* the engines' state (emu/tport.h) */

@@ -10,7 +10,8 @@ libemucore_la_SOURCES = \
 	emu/gid.c emu/gid.h \
 	emu/netlink.c emu/netlink.h \
 	emu/handle.c emu/handle.h emu/fork.c emu/fork.h \
-	emu/mr.c emu/mr.h emu/pd.h emu/odp.c emu/odp.h \
+	emu/pd.c emu/pd.h emu/dev_count.c emu/dev_count.h \
+	emu/mr.c emu/mr.h emu/odp.c emu/odp.h \
 	emu/dm.c emu/dm.h emu/clock.c emu/clock.h \
 	emu/pdom.c emu/pdom.h emu/import.c emu/import.h \
 	emu/mw.c emu/mw.h \
