@@ -40,7 +40,7 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi \
 	tests/unit/test_qp_sem tests/unit/test_odp tests/unit/test_cq_ts \
-	tests/unit/test_pdom tests/unit/test_unmapped
+	tests/unit/test_pdom tests/unit/test_unmapped tests/unit/test_unsupported
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview tests/unit/test_plot
@@ -148,6 +148,7 @@ tests_unit_test_vcounters_LDADD = $(FRONT_LIBS)
 tests_unit_test_vcounters_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
+tests_unit_test_unsupported_LDADD = $(API_LIBS) -ldl
 # The scripted peer builds its packets with net/'s headers and ICRC.
 tests_unit_test_comp_LDADD = libtestlib.la libibverbs.la libemunet.la \
 	$(CHECK_LIBS)
