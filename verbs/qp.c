@@ -15,6 +15,7 @@
 #include "verbs/err.h"
 #include "verbs/handle.h"
 #include "verbs/ops.h"
+#include "verbs/qp_ex.h"
 
 /* What this device builds on top of the checks in emu/objects/qp_attr.c: a QP
  * on an SRQ takes a basic SRQ of its own context (XRC SRQs are reached
@@ -125,7 +126,7 @@ static struct ibv_qp *create(struct ibv_context *context,
 		rc = gsi_port ? emu_qp_create_gsi(ctx, init, gsi_port, &qp) :
 				emu_qp_create(ctx, init, &qp);
 	if (!rc && (init->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		rc = emu_qpx_init(&qp->qpx, init->send_ops_flags);
+		rc = emu_verbs_qpx_init(&qp->qpx, init->send_ops_flags);
 		qp->qpx_ready = !rc;
 		if (rc)
 			emu_qp_destroy(qp);
@@ -280,7 +281,8 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	eqp = to_emu_qp(qp);
 	pthread_mutex_lock(&eqp->lock);
 	if (!eqp->qpx_ready) {
-		rc = emu_qpx_init(&eqp->qpx, type_send_ops(eqp->type));
+		rc = emu_verbs_qpx_init(&eqp->qpx,
+					type_send_ops(eqp->type));
 		eqp->qpx_ready = !rc;
 	}
 	pthread_mutex_unlock(&eqp->lock);

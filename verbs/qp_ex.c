@@ -16,6 +16,7 @@
 #include "emu/objects/qp_ex.h"
 #include "emu/objects/wr.h"
 #include "verbs/err.h"
+#include "verbs/qp_ex.h"
 
 /* Operations the emulated HCA implements at all; the others (TSO, flush,
  * atomic write) are refused. */
@@ -445,7 +446,7 @@ static void fill_ops(struct ibv_qp_ex *q)
 	q->wr_set_inline_data_list = qpx_set_inline_data_list;
 }
 
-int emu_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags)
+int emu_verbs_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags)
 {
 	if (!qpx)
 		return EINVAL;

@@ -12,6 +12,7 @@
 
 #include "emu/device/async.h"
 #include "emu/device/config.h"
+#include "emu/device/dev_count.h"
 #include "emu/base/fork.h"
 #include "emu/device/gid.h"
 #include "emu/base/numtab.h"
@@ -74,6 +75,7 @@ struct emu_device {
 	struct emu_port ports[EMU_MAX_PORTS];
 
 	struct emu_mr_table *mrs;	/* lkey/rkey -> MR (emu/objects/mr.c) */
+	struct emu_dev_counts counts;	/* PDs, AHs, CQs (emu/device/dev_count.c) */
 	struct emu_numtab qps;		/* QPN -> QP (emu/objects/qp.c) */
 	struct emu_numtab srqs;		/* SRQN -> SRQ (emu/objects/srq.c) */
 	struct emu_transport *tr;	/* the engines' (emu/transport/tport.h) */

@@ -5,6 +5,7 @@
 libemucore_la_SOURCES += \
 	emu/device/async.c emu/device/async.h \
 	emu/device/config.c emu/device/config.h \
+	emu/device/dev_count.c emu/device/dev_count.h \
 	emu/device/device.c emu/device/device.h \
 	emu/device/fault.h \
 	emu/device/fault_rule.c \

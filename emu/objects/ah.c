@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "emu/objects/ah.h"
+#include "emu/device/dev_count.h"
 #include "emu/device/device.h"
 #include "emu/base/handle.h"
 #include "emu/base/log.h"
-#include "emu/objects/mr.h"
 #include "emu/objects/pd.h"
 #include "emu/device/subnet.h"
 

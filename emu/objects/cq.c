@@ -9,10 +9,10 @@
 
 #include "emu/base/clock.h"
 #include "emu/objects/cq.h"
+#include "emu/device/dev_count.h"
 #include "emu/device/device.h"
 #include "emu/base/handle.h"
 #include "emu/base/log.h"
-#include "emu/objects/mr.h"
 #include "emu/objects/pdom.h"
 #include "emu/transport/transport.h"
 

@@ -1,5 +1,5 @@
 /* Memory regions: the per-device key table, registration, re-registration
- * and deregistration, the access check, and PD / AH accounting per device. */
+ * and deregistration, and the access check. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -52,8 +52,6 @@ struct emu_mr_table {
 	struct key_pool mrs, mws;
 	uint32_t *freeq;
 	uint64_t rng;			/* xorshift64* state */
-	atomic_uint counts[EMU_COUNT_N];
-	uint32_t limits[EMU_COUNT_N];
 	struct mr_slot *slots;
 };
 
@@ -127,9 +125,6 @@ int emu_mr_table_create(struct emu_device *dev)
 	t->mws.n = nw;
 	t->mws.freeq = t->freeq + n;
 	t->rng = rng_seed();
-	t->limits[EMU_COUNT_PD] = dev->cfg.limits.max_pd;
-	t->limits[EMU_COUNT_AH] = dev->cfg.limits.max_ah;
-	t->limits[EMU_COUNT_CQ] = dev->cfg.limits.max_cq;
 	dev->mrs = t;
 	return 0;
 }
@@ -780,74 +775,4 @@ struct emu_mw *emu_mr_table_mw(struct emu_device *dev, uint32_t key)
 	if (!t || idx >= t->nslots)
 		return NULL;
 	return atomic_load_explicit(&t->slots[idx].mw, memory_order_acquire);
-}
-
-/* ---- PDs and per-device counts ---------------------------------------- */
-
-int emu_dev_count_take(struct emu_device *dev, enum emu_dev_count what)
-{
-	struct emu_mr_table *t = dev->mrs;
-	unsigned int cur;
-
-	if (!t)
-		return ENOMEM;
-	cur = atomic_load(&t->counts[what]);
-	do {
-		if (cur >= t->limits[what])
-			return emu_refuse(ENOMEM, "%s: the device has its %u "
-					  "%s already",
-					  what == EMU_COUNT_PD ?
-					  "ibv_alloc_pd" : what ==
-					  EMU_COUNT_AH ? "ibv_create_ah" :
-					  "ibv_create_cq", t->limits[what],
-					  what == EMU_COUNT_PD ? "PDs" :
-					  what == EMU_COUNT_AH ? "AHs" :
-					  "CQs");
-	} while (!atomic_compare_exchange_weak(&t->counts[what], &cur,
-					       cur + 1));
-	return 0;
-}
-
-void emu_dev_count_release(struct emu_device *dev, enum emu_dev_count what)
-{
-	atomic_fetch_sub(&dev->mrs->counts[what], 1);
-}
-
-struct emu_pd *emu_pd_alloc(struct emu_context *ctx)
-{
-	struct emu_pd *pd;
-	int rc;
-
-	rc = emu_dev_count_take(ctx->dev, EMU_COUNT_PD);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		emu_dev_count_release(ctx->dev, EMU_COUNT_PD);
-		errno = ENOMEM;
-		return NULL;
-	}
-	pd->ctx = ctx;
-	pd->ibv.context = &ctx->vctx.context;
-	atomic_init(&pd->users, 0);
-	if (emu_handle_add(ctx, EMU_OBJ_PD, &pd->ibv, &pd->ibv.handle)) {
-		free(pd);
-		emu_dev_count_release(ctx->dev, EMU_COUNT_PD);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return pd;
-}
-
-int emu_pd_free(struct emu_pd *pd)
-{
-	if (atomic_load(&pd->users))
-		return emu_refuse(EBUSY, "ibv_dealloc_pd: the PD is in use "
-				  "(%u objects)", atomic_load(&pd->users));
-	emu_handle_remove(pd->ibv.handle, &pd->ibv);
-	emu_dev_count_release(pd->ctx->dev, EMU_COUNT_PD);
-	free(pd);
-	return 0;
 }

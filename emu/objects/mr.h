@@ -105,18 +105,6 @@ int emu_mr_deregister(struct emu_mr *mr);
  * readable, and writable too when writable is set; else EFAULT. */
 int emu_mr_check_mapped(const void *addr, uint64_t length, int writable);
 
-/* PDs, AHs and CQs are counted per device against max_pd, max_ah and
- * max_cq with the key table (the per-device object this module owns). 0,
- * or ENOMEM at the limit; release gives one back. */
-enum emu_dev_count {
-	EMU_COUNT_PD,
-	EMU_COUNT_AH,
-	EMU_COUNT_CQ,
-	EMU_COUNT_N
-};
-int emu_dev_count_take(struct emu_device *dev, enum emu_dev_count what);
-void emu_dev_count_release(struct emu_device *dev, enum emu_dev_count what);
-
 /* Look a key up; NULL when no live region has exactly that key. Safe on
  * the engine thread while registrations happen on other threads;
  * deregistration waits until the engine is not inside a lookup (it runs

@@ -12,8 +12,9 @@ libemucore_la_SOURCES += \
 	emu/objects/import.c emu/objects/import.h \
 	emu/objects/mr.c emu/objects/mr.h \
 	emu/objects/mw.c emu/objects/mw.h \
+	emu/objects/names.c emu/objects/names.h \
 	emu/objects/odp.c emu/objects/odp.h \
-	emu/objects/pd.h \
+	emu/objects/pd.c emu/objects/pd.h \
 	emu/objects/pdom.c emu/objects/pdom.h \
 	emu/objects/qp.c emu/objects/qp.h \
 	emu/objects/qp_attr.c emu/objects/qp_attr.h \

@@ -52,7 +52,7 @@ static inline void emu_pd_put(struct emu_pd *pd)
 	atomic_fetch_sub(&pd->users, 1);
 }
 
-/* A new PD on ctx's device (emu/objects/mr.c, which counts PDs against max_pd):
+/* A new PD on ctx's device (emu/objects/pd.c; PDs count against max_pd):
  * NULL with errno ENOMEM at the limit or without memory. */
 struct emu_pd *emu_pd_alloc(struct emu_context *ctx);
 /* 0, or EBUSY while anything still uses the PD (nothing is freed then). */

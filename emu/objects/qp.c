@@ -14,6 +14,7 @@
 #include "emu/base/log.h"
 #include "emu/objects/mr.h"
 #include "emu/objects/mw.h"
+#include "emu/objects/names.h"
 #include "emu/objects/pd.h"
 #include "emu/objects/qp.h"
 #include "emu/device/subnet.h"
@@ -98,16 +99,6 @@ static void table_remove(struct emu_device *dev, struct emu_qp *qp)
 }
 
 /* ---- events and completions (engine thread) ----------------------------- */
-
-/* State names as ibv_qp_state_str gives them, for logs. */
-static const char *state_str(enum ibv_qp_state s)
-{
-	static const char *const names[] = {
-		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-	};
-
-	return (unsigned int)s < 7 ? names[s] : "?";
-}
 
 void emu_qp_event(struct emu_qp *qp, enum ibv_event_type type)
 {
@@ -325,7 +316,7 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 
 	if (!was)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> ERR", qp->qpn,
-			state_str(cur));
+			emu_qp_state_name(cur));
 	if (!was)
 		EMU_PUBLISH(qp_state, qp, cur, IBV_QPS_ERR);
 	atomic_store(&qp->state, IBV_QPS_ERR);
@@ -942,7 +933,7 @@ static void do_modify(void *p)
 	}
 	if (next != cur)
 		emu_log(EMU_LOG_QP, "qp 0x%06x: %s -> %s", qp->qpn,
-			state_str(cur), state_str(next));
+			emu_qp_state_name(cur), emu_qp_state_name(next));
 	if (next != cur)
 		EMU_PUBLISH(qp_state, qp, cur, next);
 	atomic_store(&qp->state, next);
@@ -1117,7 +1108,7 @@ int emu_sq_closed(struct emu_sq_batch *b, int err)
 	s = emu_qp_state(qp);
 	return emu_refuse(err, "%s: the QP (%s) has not been in RTS since "
 			  "it was made or last reset", b->verb,
-			  state_str(s));
+			  emu_qp_state_name(s));
 }
 
 int emu_sq_next(struct emu_sq_batch *b, enum ibv_wr_opcode opcode,

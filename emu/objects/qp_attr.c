@@ -9,6 +9,7 @@
 
 #include "emu/device/device.h"
 #include "emu/base/log.h"
+#include "emu/objects/names.h"
 #include "emu/objects/qp_attr.h"
 
 /* Short names keep the table below readable. */
@@ -243,33 +244,6 @@ static bool state_ok(int s)
 
 /* ---- names for the refusal log (emu/base/log.h) ------------------------- */
 
-static const char *state_name(int s)
-{
-	static const char *const names[] = {
-		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-	};
-
-	return state_ok(s) ? names[s] : "?";
-}
-
-static const char *type_name(enum ibv_qp_type type)
-{
-	switch (type) {
-	case IBV_QPT_RC:
-		return "RC";
-	case IBV_QPT_UC:
-		return "UC";
-	case IBV_QPT_UD:
-		return "UD";
-	case IBV_QPT_XRC_SEND:
-		return "XRC_SEND";
-	case IBV_QPT_XRC_RECV:
-		return "XRC_RECV";
-	default:
-		return "?";
-	}
-}
-
 /* The name of the lowest attribute bit in mask: a refusal names one. */
 static const char *mask_bit_name(int mask)
 {
@@ -316,23 +290,26 @@ int emu_qp_transition_check(enum ibv_qp_type type, enum ibv_qp_state cur,
 	t = &qp_trans[cur][next];
 	if (!t->valid)
 		return emu_refuse(EINVAL, "ibv_modify_qp: %s QP cannot go "
-				  "from %s to %s", type_name(type),
-				  state_name(cur), state_name(next));
+				  "from %s to %s", emu_qp_type_name(type),
+				  emu_qp_state_name(cur),
+				  emu_qp_state_name(next));
 	req = t->req[col];
 	opt = t->opt[col];
 	if ((attr_mask & req) != req)
 		return emu_refuse(EINVAL, "ibv_modify_qp: attr_mask lacks %s, "
 				  "required for %s->%s of %s",
 				  mask_bit_name(req & ~attr_mask),
-				  state_name(cur), state_name(next),
-				  type_name(type));
+				  emu_qp_state_name(cur),
+				  emu_qp_state_name(next),
+				  emu_qp_type_name(type));
 	if (attr_mask & ~(req | opt | M_STATE))
 		return emu_refuse(EINVAL, "ibv_modify_qp: attr_mask has %s, "
 				  "not allowed for %s->%s of %s",
 				  mask_bit_name(attr_mask &
 						~(req | opt | M_STATE)),
-				  state_name(cur), state_name(next),
-				  type_name(type));
+				  emu_qp_state_name(cur),
+				  emu_qp_state_name(next),
+				  emu_qp_type_name(type));
 	return 0;
 }
 
@@ -354,8 +331,8 @@ int emu_qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state qp_state,
 	if ((attr_mask & M_CUR) && attr->cur_qp_state != qp_state)
 		return emu_refuse(EINVAL, "ibv_modify_qp: cur_qp_state %s, "
 				  "but the QP is in %s",
-				  state_name(attr->cur_qp_state),
-				  state_name(qp_state));
+				  emu_qp_state_name(attr->cur_qp_state),
+				  emu_qp_state_name(qp_state));
 	if (attr_mask & M_STATE) {
 		if (!state_ok(attr->qp_state))
 			return emu_refuse(EINVAL, "ibv_modify_qp: qp_state %d "
@@ -754,7 +731,7 @@ int emu_qp_init_attr_check(struct emu_device *dev,
 		return emu_refuse(EINVAL, CRE "no pd");
 	if (mask & IBV_QP_INIT_ATTR_XRCD)
 		return emu_refuse(EINVAL, CRE "an xrcd for a %s QP",
-				  type_name(init->qp_type));
+				  emu_qp_type_name(init->qp_type));
 	if (!init->send_cq)
 		return emu_refuse(EINVAL, CRE "no send_cq");
 	rc = send_caps_check(lim, &init->cap);
@@ -779,7 +756,7 @@ int emu_qp_init_attr_check(struct emu_device *dev,
 		return emu_refuse(EOPNOTSUPP, CRE "send_ops_flags %#llx: a %s "
 				  "QP carries only %#llx",
 				  (unsigned long long)init->send_ops_flags,
-				  type_name(init->qp_type),
+				  emu_qp_type_name(init->qp_type),
 				  (unsigned long long)
 				  send_ops_allowed(init->qp_type));
 	return 0;

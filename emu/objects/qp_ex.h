@@ -1,5 +1,7 @@
 /* The ibv_qp_ex work-request interface (ibv_wr_start ... ibv_wr_complete):
- * each ibv_wr_* call writes the QP's next send-queue slot in place. */
+ * each ibv_wr_* call writes the QP's next send-queue slot in place. The
+ * QP carries this state; the builders that fill it are the front end's
+ * (verbs/qp_ex.h), which emu/ never calls. */
 #ifndef EMU_QP_EX_H
 #define EMU_QP_EX_H
 
@@ -20,13 +22,5 @@ struct emu_qpx {
 	atomic_bool active;
 	int err;			/* first error of the section, or 0 */
 };
-
-/* Fill qpx->ibv's wr_* function pointers for a QP that is the start of a
- * struct emu_qp. send_ops_flags (IBV_QP_EX_WITH_*) are the operations the
- * QP was created for; an operation outside them fails at wr_complete with
- * EOPNOTSUPP as rdma-core providers do. 0, EINVAL for no qpx, or
- * EOPNOTSUPP for an operation this device does not implement. Nothing is
- * allocated: there is nothing to free. */
-int emu_qpx_init(struct emu_qpx *qpx, uint64_t send_ops_flags);
 
 #endif

@@ -12,6 +12,7 @@
 #include "emu/observe/ctl.h"
 #include "emu/observe/ctl_stats.h"
 #include "emu/device/device.h"
+#include "emu/objects/names.h"
 #include "emu/objects/qp.h"
 #include "emu/transport/transport.h"
 
@@ -46,34 +47,10 @@ struct req {
 	uint32_t qpn;
 };
 
+/* A port's QP1 is shown as what it is for, not as the UD QP it runs. */
 static const char *type_name(const struct emu_qp *qp)
 {
-	if (qp->gsi_port)
-		return "GSI";
-	switch (qp->type) {
-	case IBV_QPT_RC:
-		return "RC";
-	case IBV_QPT_UC:
-		return "UC";
-	case IBV_QPT_UD:
-		return "UD";
-	case IBV_QPT_XRC_SEND:
-		return "XRC_SEND";
-	case IBV_QPT_XRC_RECV:
-		return "XRC_RECV";
-	default:
-		return "?";
-	}
-}
-
-/* As ibv_qp_state_str names them. */
-static const char *state_name(enum ibv_qp_state s)
-{
-	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS",
-					     "SQD", "SQE", "ERR" };
-
-	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ?
-		       names[s] : "?";
+	return qp->gsi_port ? "GSI" : emu_qp_type_name(qp->type);
 }
 
 /* The port a QP's traffic uses: its path's, else the one it was put on. */
@@ -107,7 +84,7 @@ static void take_qp(struct snap *s, struct emu_qp *qp)
 	q->qpn = qp->qpn;
 	q->port = port_of(qp);
 	q->type = type_name(qp);
-	q->state = state_name(emu_qp_state(qp));
+	q->state = emu_qp_state_name(emu_qp_state(qp));
 	q->dqpn = qp->type == IBV_QPT_UD ? 0 : qp->attr.dest_qp_num;
 	q->inflight = emu_cnt_qp_inflight(qp);
 	strcpy(q->peer, "-");

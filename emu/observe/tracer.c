@@ -16,6 +16,7 @@
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
 #include "emu/device/fault.h"
+#include "emu/objects/names.h"
 #include "emu/objects/qp.h"
 #include "emu/device/speed.h"
 #include "emu/observe/trace.h"
@@ -75,39 +76,12 @@ void emu_trace_emit(const char *ev, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *state_name(enum ibv_qp_state s)
-{
-	static const char *const names[] = {
-		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-	};
-
-	return (unsigned int)s < 7 ? names[s] : "UNKNOWN";
-}
-
-static const char *type_name(enum ibv_qp_type t)
-{
-	switch (t) {
-	case IBV_QPT_RC:
-		return "RC";
-	case IBV_QPT_UC:
-		return "UC";
-	case IBV_QPT_UD:
-		return "UD";
-	case IBV_QPT_XRC_SEND:
-		return "XRC_SEND";
-	case IBV_QPT_XRC_RECV:
-		return "XRC_RECV";
-	default:
-		return "OTHER";
-	}
-}
-
 /* The fields every QP event starts with. */
 #define QP_FMT ",\"dev\":%s,\"port\":%u,\"qpn\":%u,\"type\":\"%s\""
 #define QP_ARGS(qp, buf)                                                \
 	emu_trace_str(buf, sizeof(buf), (qp)->dev->ibdev.name),          \
 		(qp)->tp ? (qp)->tp->port->num : 0u, (qp)->qpn,           \
-		type_name((qp)->type)
+		emu_qp_type_name((qp)->type)
 
 void emu_trace_qp_state(struct emu_qp *qp, enum ibv_qp_state from,
 			enum ibv_qp_state to)
@@ -117,7 +91,8 @@ void emu_trace_qp_state(struct emu_qp *qp, enum ibv_qp_state from,
 	struct emu_trace_dev *td = emu_transport_of(qp->dev)->trace;
 
 	emu_trace_emit("qp_state", QP_FMT ",\"from\":\"%s\",\"to\":\"%s\"",
-		       QP_ARGS(qp, n), state_name(from), state_name(to));
+		       QP_ARGS(qp, n), emu_qp_state_name(from),
+		       emu_qp_state_name(to));
 	if (td)
 		track(td, qp->qpn);
 }

@@ -16,6 +16,7 @@
 #include "emu/objects/ah.h"
 #include "emu/objects/qp.h"
 #include "emu/objects/qp_ex.h"
+#include "verbs/qp_ex.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -250,10 +251,10 @@ START_TEST(t_init_refuses)
 	struct emu_qpx x;
 	size_t i;
 
-	ck_assert_int_eq(emu_qpx_init(NULL, 0), EINVAL);
+	ck_assert_int_eq(emu_verbs_qpx_init(NULL, 0), EINVAL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&x, 0, sizeof(x));
-		ck_assert_int_eq(emu_qpx_init(&x, OPS_ALL | bad[i]),
+		ck_assert_int_eq(emu_verbs_qpx_init(&x, OPS_ALL | bad[i]),
 				 EOPNOTSUPP);
 		ck_assert_ptr_null(x.ibv.wr_start);
 	}
@@ -271,7 +272,7 @@ START_TEST(t_init_allocates_nothing)
 	memset(&x, 0, sizeof(x));
 	/* calloc only: Check's asserts malloc as they pass. */
 	emu_test_fail_calloc(1);
-	rc = emu_qpx_init(&x, OPS_ALL);
+	rc = emu_verbs_qpx_init(&x, OPS_ALL);
 	armed = emu_test_alloc_armed();
 	emu_test_fail_calloc(0);
 	ck_assert_int_eq(rc, 0);

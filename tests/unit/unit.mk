@@ -26,6 +26,7 @@ CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_spe
 	tests/unit/test_sysview tests/unit/test_budget tests/unit/test_wr \
 	tests/unit/test_pulse \
 	tests/unit/test_link tests/unit/test_numtab tests/unit/test_fault \
+	tests/unit/test_names \
 	tests/unit/test_cc tests/unit/test_subnet tests/unit/test_odp_fault \
 	tests/unit/test_counters tests/unit/test_trace
 # the front end built in over the core (allocation failures reach it)
@@ -39,7 +40,7 @@ API_UNIT_TESTS = tests/unit/test_pd_ah tests/unit/test_cq tests/unit/test_qp \
 	tests/unit/test_mw tests/unit/test_tm tests/unit/test_verbs_query \
 	tests/unit/test_gid_event tests/unit/test_comp tests/unit/test_gsi \
 	tests/unit/test_qp_sem tests/unit/test_odp tests/unit/test_cq_ts \
-	tests/unit/test_pdom tests/unit/test_unmapped
+	tests/unit/test_pdom tests/unit/test_unmapped tests/unit/test_unsupported
 
 # tools/: emuverbs run's namespaces and view (skips without namespaces)
 TOOLS_UNIT_TESTS = tests/unit/test_nsview tests/unit/test_plot
@@ -103,6 +104,7 @@ tests_unit_test_pulse_LDADD = $(CORE_LIBS) -lpthread
 tests_unit_test_link_LDADD = $(CORE_LIBS) -lm
 tests_unit_test_link_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_numtab_LDADD = $(CORE_LIBS)
+tests_unit_test_names_LDADD = $(CORE_LIBS)
 tests_unit_test_fault_LDADD = $(CORE_LIBS)
 tests_unit_test_cc_LDADD = $(CORE_LIBS) -lm
 tests_unit_test_odp_fault_LDADD = $(CORE_LIBS)
@@ -146,6 +148,7 @@ tests_unit_test_vcounters_LDADD = $(FRONT_LIBS)
 tests_unit_test_vcounters_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_pd_ah_LDADD = $(API_LIBS)
+tests_unit_test_unsupported_LDADD = $(API_LIBS) -ldl
 # The scripted peer builds its packets with net/'s headers and ICRC.
 tests_unit_test_comp_LDADD = libtestlib.la libibverbs.la libemunet.la \
 	$(CHECK_LIBS)
