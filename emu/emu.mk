@@ -5,7 +5,9 @@ libemucore_la_SOURCES = \
 	emu/device.c emu/device.h emu/attr.c \
 	emu/sysview.c emu/sysview.h emu/hwcnt.c emu/hwcnt.h \
 	emu/async.c emu/async.h \
-	emu/config.c emu/config.h \
+	emu/config.c emu/config.h emu/config_int.h emu/config_value.c \
+	emu/config_keys.c emu/config_grammar.c emu/config_section.c \
+	emu/config_env.c \
 	emu/speed.c emu/speed.h \
 	emu/gid.c emu/gid.h \
 	emu/netlink.c emu/netlink.h \
