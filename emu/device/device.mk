@@ -5,6 +5,12 @@
 libemucore_la_SOURCES += \
 	emu/device/async.c emu/device/async.h \
 	emu/device/config.c emu/device/config.h \
+	emu/device/config_env.c \
+	emu/device/config_grammar.c \
+	emu/device/config_int.h \
+	emu/device/config_keys.c \
+	emu/device/config_section.c \
+	emu/device/config_value.c \
 	emu/device/dev_count.c emu/device/dev_count.h \
 	emu/device/device.c emu/device/device.h \
 	emu/device/fault.h \

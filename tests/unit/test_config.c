@@ -1,4 +1,4 @@
-/* Unit tests of emu/device/config.c: the default, a full file, every error as one
+/* Unit tests of emu/device/config*.c: the default, a full file, every error as one
  * FILE:LINE: KEY: line that leaves its device out, environment, loading. */
 #include <check.h>
 #include <errno.h>
@@ -128,6 +128,7 @@ static void clear_env(void)
 		"EMUVERBS_PORT_STATE", "EMUVERBS_UDP_IO", "XDG_CONFIG_HOME",
 		"EMUVERBS_JITTER_US", "EMUVERBS_JITTER", "EMUVERBS_LINK_SEED",
 		"EMUVERBS_ECN_THRESHOLD", "EMUVERBS_DCQCN",
+		"EMUVERBS_UDP_PORT", "EMUVERBS_FAULT",
 	};
 	unsigned int i;
 
@@ -909,6 +910,89 @@ START_TEST(line_too_long)
 }
 END_TEST
 
+START_TEST(bad_line_outside_device)
+{
+	/* An over-long line, or one with a NUL byte, before any section or in
+	 * a section that is ignored: reported, and no device pays for it. */
+	static char text[4096];
+	char key[64];
+
+	memset(key, 'x', 63);	/* a message's KEY: the first 63 bytes */
+	key[63] = '\0';
+	memset(text, 'x', 1100);
+	strcpy(text + 1100, "\n[device good]\n[port good 1]\nspeed = HDR\n");
+	one_error(parse(text), "t.conf", 1, key, "line is longer than 1023 "
+		  "characters or holds a NUL byte");
+	good_kept();
+
+	/* In an ignored section: the section's line and this one. */
+	memset(text, 0, sizeof(text));
+	strcpy(text, "[general]\n");
+	memset(text + 10, 'x', 1100);
+	ck_assert_int_eq(parse_with_good(text), 2);
+	ck_assert_int_eq(lines(), 2);
+	ck_assert_msg(strstr(errtext, "t.conf:4: [general]: unknown section"),
+		      "%s", errtext);
+	ck_assert_msg(strstr(errtext, "t.conf:5: xxxxxxxx"), "%s", errtext);
+	ck_assert_msg(strstr(errtext, ": line is longer than 1023 characters "
+			     "or holds a NUL byte\n"), "%s", errtext);
+	good_kept();
+}
+END_TEST
+
+/* "[fault NAME]" with n names of length len. */
+static int parse_faults(unsigned int n, size_t len)
+{
+	static char text[8192];
+	size_t off = 0;
+	unsigned int i;
+
+	off += snprintf(text + off, sizeof(text) - off,
+			"[device good]\n[port good 1]\nspeed = HDR\n");
+	for (i = 0; i < n; i++)
+		off += snprintf(text + off, sizeof(text) - off,
+				"[fault %0*u]\naction = drop\n", (int)len, i);
+	ck_assert_uint_lt(off, sizeof(text) - 1);
+	return parse(text);
+}
+
+START_TEST(bad_fault_name)
+{
+	/* A rule the file meant to give is refused: no device starts. */
+	one_error(parse_with_good("[fault]\naction = drop\n"), "t.conf", 4,
+		  "fault", "[fault NAME] needs one NAME of 1..31 characters "
+		  "from A-Z a-z 0-9 _ -");
+	ck_assert_uint_eq(cfg.ndevices, 0);
+	ck_assert_uint_eq(cfg.nfaults, 0);
+	one_error(parse_with_good("[fault a.b]\n"), "t.conf", 4, "fault",
+		  "needs one NAME");
+	ck_assert_uint_eq(cfg.ndevices, 0);
+	one_error(parse_with_good("[fault a b]\n"), "t.conf", 4, "fault",
+		  "needs one NAME");
+	ck_assert_uint_eq(cfg.ndevices, 0);
+
+	/* 31 characters are a name, 32 are not. */
+	ck_assert_msg(parse_faults(1, 31) == 0, "%s", errtext);
+	ck_assert_uint_eq(cfg.nfaults, 1);
+	good_kept();
+	one_error(parse_faults(1, 32), "t.conf", 4, "fault",
+		  "needs one NAME");
+	ck_assert_uint_eq(cfg.ndevices, 0);
+}
+END_TEST
+
+START_TEST(too_many_faults)
+{
+	ck_assert_msg(parse_faults(32, 2) == 0, "%s", errtext);
+	ck_assert_uint_eq(cfg.nfaults, 32);
+	good_kept();
+	/* The 33rd header is on line 4 + 2 * 32. */
+	one_error(parse_faults(33, 2), "t.conf", 68, "fault 32",
+		  "more than 32 fault rules");
+	ck_assert_uint_eq(cfg.ndevices, 0);
+}
+END_TEST
+
 /* ---- files ------------------------------------------------------------ */
 
 static void make_tmpdir(void)
@@ -1082,6 +1166,19 @@ static const struct {
 	{ "EMUVERBS_LATENCY_US", "-5", "-5 is not a number" },
 	{ "EMUVERBS_PORT_STATE", "init", "init is not one of active, down" },
 	{ "EMUVERBS_UDP_IO", "uring", "uring is not one of auto, mmsg, io_uring" },
+	{ "EMUVERBS_JITTER_US", "10000001", "10000001 is out of range "
+	  "(0..10000000)" },
+	{ "EMUVERBS_JITTER", "gauss", "gauss is not one of constant, uniform, "
+	  "normal" },
+	{ "EMUVERBS_LINK_SEED", "0x100000000", "0x100000000 is out of range "
+	  "(0..4294967295)" },
+	{ "EMUVERBS_ECN_THRESHOLD", "1000001", "1000001 is out of range "
+	  "(0..1000000)" },
+	{ "EMUVERBS_DCQCN", "yes", "yes is not one of off, on" },
+	{ "EMUVERBS_UDP_PORT", "0", "0 is out of range (1..65535)" },
+	{ "EMUVERBS_UDP_PORT", "65536", "65536 is out of range (1..65535)" },
+	{ "EMUVERBS_FAULT", "drop prob=2", "character 6: prob: 2 is not a "
+	  "probability" },
 };
 
 START_TEST(env_bad)
@@ -1144,6 +1241,65 @@ START_TEST(env_gid_tbl_len_vs_static_gid)
 	ck_assert_uint_eq(cfg.ndevices, 1);
 	ck_assert_ptr_nonnull(dev_named("b"));
 	ck_assert_uint_eq(dev_named("b")->ports[0].gid_tbl_len, 4);
+}
+END_TEST
+
+START_TEST(env_every_problem_reported)
+{
+	/* Every bad variable is its own line, not only the first. */
+	emu_config_default(&cfg);
+	setenv("EMUVERBS_MTU", "100", 1);
+	setenv("EMUVERBS_SPEED", "fast", 1);
+	setenv("EMUVERBS_FAULT", "explode", 1);
+	ck_assert_int_eq(apply_env(), 3);
+	ck_assert_int_eq(lines(), 3);
+	ck_assert_msg(strstr(errtext, "environment: EMUVERBS_MTU: 100 is not "
+			     "one of") &&
+		      strstr(errtext, "environment: EMUVERBS_SPEED: fast is "
+			     "not one of") &&
+		      strstr(errtext, "environment: EMUVERBS_FAULT: "),
+		      "%s", errtext);
+	ck_assert_uint_eq(cfg.ndevices, 0);
+
+	/* A bad value (EMUVERBS_MTU, still set) and a conflict between two
+	 * good ones: both counted. */
+	unsetenv("EMUVERBS_FAULT");
+	unsetenv("EMUVERBS_SPEED");
+	emu_config_default(&cfg);
+	setenv("EMUVERBS_ADDRESS", "127.0.0.9", 1);
+	setenv("EMUVERBS_NETDEV", "lo", 1);
+	ck_assert_int_eq(apply_env(), 2);
+	ck_assert_int_eq(lines(), 2);
+	ck_assert_uint_eq(cfg.ndevices, 0);
+}
+END_TEST
+
+START_TEST(env_problem_without_errf)
+{
+	/* Counted and acted on with nowhere to print it. */
+	emu_config_default(&cfg);
+	setenv("EMUVERBS_WIDTH", "16x", 1);
+	ck_assert_int_eq(emu_config_apply_env(&cfg, NULL), 1);
+	ck_assert_uint_eq(cfg.ndevices, 0);
+}
+END_TEST
+
+START_TEST(env_fault_after_file_rules)
+{
+	/* EMUVERBS_FAULT adds to the file's rules, within the same limit. */
+	ck_assert_msg(parse_faults(31, 2) == 0, "%s", errtext);
+	setenv("EMUVERBS_FAULT", "duplicate every=10", 1);
+	ck_assert_msg(apply_env() == 0, "%s", errtext);
+	ck_assert_uint_eq(cfg.nfaults, 32);
+	ck_assert_str_eq(cfg.faults[30].name, "30");
+	ck_assert_uint_eq(cfg.ndevices, 1);
+
+	ck_assert_msg(parse_faults(32, 2) == 0, "%s", errtext);
+	ck_assert_int_eq(apply_env(), 1);
+	ck_assert_str_eq(errtext, "environment: EMUVERBS_FAULT: character 1: "
+			 "more than 0 rules\n");
+	ck_assert_uint_eq(cfg.nfaults, 32);
+	ck_assert_uint_eq(cfg.ndevices, 0);
 }
 END_TEST
 
@@ -1254,6 +1410,28 @@ START_TEST(load_user_unreadable)
 }
 END_TEST
 
+START_TEST(load_path_too_long)
+{
+	/* $HOME/.config/emuverbs/emuverbs.conf past the 4095 characters a
+	 * path may have here: reported as the open would, nothing loaded. */
+	static char home[4096];
+
+	memset(home, 'h', sizeof(home) - 1);
+	home[0] = '/';
+	home[sizeof(home) - 1] = '\0';
+	setenv("HOME", home, 1);
+	ck_assert_int_eq(load(), 1);
+	ck_assert_int_eq(lines(), 1);
+	ck_assert_msg(!strncmp(errtext, "/hhhhhhhh", 9), "%s", errtext);
+	ck_assert_msg(strstr(errtext, "hhhh...: cannot open: File name too "
+			     "long\n"), "%s", errtext);
+	/* 64 characters of the path are shown, then "...". */
+	ck_assert_uint_eq(strlen(errtext), 64 + strlen("...: cannot open: "
+						       "File name too long\n"));
+	ck_assert_uint_eq(cfg.ndevices, 0);
+}
+END_TEST
+
 START_TEST(load_builtin)
 {
 	make_tmpdir();
@@ -1323,6 +1501,9 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, unparsable_line);
 	tcase_add_test(tc, key_outside_section);
 	tcase_add_test(tc, line_too_long);
+	tcase_add_test(tc, bad_line_outside_device);
+	tcase_add_test(tc, bad_fault_name);
+	tcase_add_test(tc, too_many_faults);
 	tcase_add_test(tc, file_cannot_open);
 	tcase_add_test(tc, file_errors_name_file);
 	tcase_add_test(tc, null_errf);
@@ -1339,6 +1520,9 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, env_address_several_ports);
 	tcase_add_test(tc, env_address_and_netdev);
 	tcase_add_test(tc, env_gid_tbl_len_vs_static_gid);
+	tcase_add_test(tc, env_every_problem_reported);
+	tcase_add_test(tc, env_problem_without_errf);
+	tcase_add_test(tc, env_fault_after_file_rules);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("load");
@@ -1347,6 +1531,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, load_explicit);
 	tcase_add_test(tc, load_user_locations);
 	tcase_add_test(tc, load_user_unreadable);
+	tcase_add_test(tc, load_path_too_long);
 	tcase_add_test(tc, load_builtin);
 	suite_add_tcase(s, tc);
 	return s;
