@@ -16,6 +16,7 @@
 #include "net/iphdr.h"
 #include "net/memguard.h"
 #include "net/psn.h"
+#include "net/tmh.h"
 
 /* What handling one request packet came to. */
 enum resp_res {
@@ -318,7 +319,7 @@ static enum resp_res tm_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	case EMU_TM_EAGER:
 		r->tm = m;
 		r->tm_off = 0;
-		return tm_eager(qp, pkt, EMU_TMH_LEN);
+		return tm_eager(qp, pkt, WIRE_TMH_LEN);
 	case EMU_TM_RNDV:
 		r->tm = m;
 		emu_tm_rndv(qp, &r->tm, pay, len, bth_se(pkt->w.hdr));

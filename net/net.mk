@@ -5,7 +5,7 @@
 # built as one convenience library.
 libemunet_la_SOURCES = \
 	net/opcode.c net/opcode.h \
-	net/hdr.h \
+	net/hdr.h net/tmh.h \
 	net/psn.h \
 	net/icrc.c net/icrc.h \
 	net/memguard.c net/memguard.h \
