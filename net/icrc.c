@@ -1,8 +1,10 @@
-/* net/icrc.c: RoCEv2 ICRC computation and checking on top of a CRC-32
- * library (isa-l's, else zlib's: icrc_crc32() is the one call to either),
- * fed piece by piece so that no packet is ever copied whole, and the solve
- * for the IPv4 identification a receiving socket cannot see.
+/* net/icrc.c: RoCEv2 ICRC computation, a sender's seal and a receiver's
+ * check, on top of a CRC-32 library (isa-l's, else zlib's: icrc_crc32() is
+ * the one call to either), fed piece by piece so that no packet is ever
+ * copied whole, and the solve for the IPv4 identification a receiving
+ * socket cannot see.
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #ifdef HAVE_ISAL
@@ -13,6 +15,7 @@
 
 #include "net/icrc.h"
 #include "net/hdr.h"
+#include "net/memguard.h"
 
 /*
  * The CRC-32 of the eight 0xff bytes that stand in for the LRH: every
@@ -316,18 +319,20 @@ uint32_t icrc_with_ipv4_id(uint32_t icrc, size_t dgram_len, uint16_t id)
 	return icrc ^ gf_mul(w, f);
 }
 
-bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
-			uint16_t sport, uint16_t dport, const void *ib,
-			size_t dgram_len, uint16_t *ip_id, uint16_t *ip_frag)
+/*
+ * The CRC through the BTH at bth of a datagram of dgram_len bytes whose IP
+ * and UDP headers are rebuilt from its addresses and ports: what both the
+ * sender and a receiver whose socket hid the headers start from. The
+ * family is the peer's: IPv4 when v4 (the addresses v4-mapped).
+ */
+static uint32_t rebuilt_start(bool v4, const struct in6_addr *src,
+			      const struct in6_addr *dst, uint16_t sport,
+			      uint16_t dport, const void *bth,
+			      size_t dgram_len)
 {
 	uint8_t ph[ICRC_PSEUDO_MAX];
-	uint32_t crc, got;
-	uint16_t id = 0, frag = IPV4_DF;
 	size_t iplen;
-	bool v4 = IN6_IS_ADDR_V4MAPPED(src);
 
-	if (dgram_len < WIRE_BTH_LEN + ICRC_LEN)
-		return false;
 	if (v4) {
 		struct in_addr s, d;
 
@@ -337,8 +342,48 @@ bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
 	} else {
 		iplen = icrc_pseudo_v6(ph, src, dst, sport, dport, dgram_len);
 	}
-	crc = icrc_compute(ph, iplen, ph + iplen, ib, dgram_len - ICRC_LEN);
-	got = icrc_get((const uint8_t *)ib + dgram_len - ICRC_LEN);
+	return icrc_start(ph, iplen, ph + iplen, bth);
+}
+
+int icrc_seal(const struct in6_addr *src, const struct in6_addr *dst,
+	      uint16_t sport, uint16_t dport, uint8_t *buf, uint32_t hdr_len,
+	      const struct iovec *pay, unsigned int npay, uint32_t pay_len,
+	      uint32_t pad)
+{
+	size_t dlen = (size_t)hdr_len + pay_len + pad + ICRC_LEN;
+	uint32_t crc;
+
+	/* The destination decides what the sending stack writes. */
+	crc = rebuilt_start(IN6_IS_ADDR_V4MAPPED(dst), src, dst, sport, dport,
+			    buf, dlen);
+	crc = icrc_update(crc, buf + WIRE_BTH_LEN, hdr_len - WIRE_BTH_LEN);
+	/* The first touch of the payload, application memory: a page
+	 * unmapped under it fails the seal instead of the process. */
+	if (npay && emu_guard_icrc(&crc, pay, npay))
+		return EFAULT;
+	memset(buf + hdr_len, 0, pad);
+	crc = icrc_update(crc, buf + hdr_len, pad);
+	icrc_put(buf + hdr_len + pad, crc);
+	return 0;
+}
+
+bool icrc_check_rebuilt(const struct in6_addr *src, const struct in6_addr *dst,
+			uint16_t sport, uint16_t dport, const void *ib,
+			size_t dgram_len, uint16_t *ip_id, uint16_t *ip_frag)
+{
+	const uint8_t *p = ib;
+	uint32_t crc, got;
+	uint16_t id = 0, frag = IPV4_DF;
+	bool v4 = IN6_IS_ADDR_V4MAPPED(src);
+
+	if (dgram_len < WIRE_BTH_LEN + ICRC_LEN)
+		return false;
+	/* The source is the peer: its family is the datagram's (the
+	 * destination may be unknown, all zero, on a wildcard socket). */
+	crc = rebuilt_start(v4, src, dst, sport, dport, ib, dgram_len);
+	crc = icrc_update(crc, p + WIRE_BTH_LEN,
+			  dgram_len - WIRE_BTH_LEN - ICRC_LEN);
+	got = icrc_get(p + dgram_len - ICRC_LEN);
 	/* What every emuverbs sender sends comes out equal at once. */
 	if (crc != got &&
 	    (!v4 || !icrc_solve_ipv4_id(crc, got, dgram_len, &id, &frag)))

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 /*
  * The ICRC is the Ethernet/zlib CRC-32 (reflected, init and final xor all
@@ -82,6 +83,22 @@ uint32_t icrc_compute(const void *ip, size_t ip_len, const void *udp,
  */
 bool icrc_check(const void *ip, size_t ip_len, const void *udp,
 		const void *ib, size_t ib_len);
+
+/*
+ * Sealing an outgoing datagram with its ICRC, over the IP and UDP headers
+ * the sending stack will write for src:sport to dst:dport (host-order
+ * ports, IPv4 v4-mapped; the family is dst's): icrc_pseudo_v4/_v6, IPv4
+ * with identification 0 and DF. The datagram is the hdr_len IB header
+ * bytes at buf (BTH first), then the npay payload pieces at pay (pay_len
+ * bytes in all, application memory: read through the memory guard,
+ * net/memguard.h), then pad bytes this writes as zeros at buf + hdr_len,
+ * then the ICRC, which this writes after the pad. 0, or EFAULT when a
+ * page of the payload was missing: nothing is written then.
+ */
+int icrc_seal(const struct in6_addr *src, const struct in6_addr *dst,
+	      uint16_t sport, uint16_t dport, uint8_t *buf, uint32_t hdr_len,
+	      const struct iovec *pay, unsigned int npay, uint32_t pay_len,
+	      uint32_t pad);
 
 /*
  * Checking a received packet whose IP and UDP headers the kernel hid: the

@@ -1,6 +1,7 @@
 /* net/iphdr.c: the IP and UDP headers of a datagram as the kernel writes
  * them, with the header checksum and the UDP checksum over the pseudo
- * header and every byte of the datagram (RFC 768, RFC 8200 8.1). */
+ * header and every byte of the datagram (RFC 768, RFC 8200 8.1), and the
+ * GRH a UD receive starts with. */
 #include <string.h>
 
 #include "net/hdr.h"
@@ -49,18 +50,11 @@ uint16_t emu_inet_csum(const void *p, size_t len)
 	return csum_fold(&c);
 }
 
-size_t emu_iphdr_build(uint8_t *buf, const struct emu_iphdr *h,
-		       const struct iovec *iov, unsigned int niov,
-		       uint32_t dgram_len)
+/* The IP header alone for a UDP datagram of ulen bytes (its header
+ * included), checksummed: its length, 20 or 40. */
+static size_t ip_header(uint8_t *buf, const struct emu_iphdr *h, bool v4,
+			uint16_t ulen)
 {
-	bool v4 = IN6_IS_ADDR_V4MAPPED(&h->src) &&
-		  IN6_IS_ADDR_V4MAPPED(&h->dst);
-	size_t iplen = v4 ? 20 : 40;
-	uint8_t *udp = buf + iplen, pseudo[40];
-	uint16_t ulen = (uint16_t)(8 + dgram_len), sum;
-	struct csum c = { 0 };
-	unsigned int i;
-
 	if (v4) {
 		buf[0] = 0x45;
 		buf[1] = h->tos;
@@ -73,6 +67,31 @@ size_t emu_iphdr_build(uint8_t *buf, const struct emu_iphdr *h,
 		memcpy(buf + 12, &h->src.s6_addr[12], 4);
 		memcpy(buf + 16, &h->dst.s6_addr[12], 4);
 		wire_put16(buf + 10, emu_inet_csum(buf, 20));
+		return 20;
+	}
+	wire_put32(buf, 0x60000000u | (uint32_t)h->tos << 20 |
+			(h->flow & 0xfffff));
+	wire_put16(buf + 4, ulen);
+	buf[6] = IPPROTO_UDP_NUM;
+	buf[7] = h->ttl;
+	memcpy(buf + 8, h->src.s6_addr, 16);
+	memcpy(buf + 24, h->dst.s6_addr, 16);
+	return 40;
+}
+
+size_t emu_iphdr_build(uint8_t *buf, const struct emu_iphdr *h,
+		       const struct iovec *iov, unsigned int niov,
+		       uint32_t dgram_len)
+{
+	bool v4 = IN6_IS_ADDR_V4MAPPED(&h->src) &&
+		  IN6_IS_ADDR_V4MAPPED(&h->dst);
+	uint16_t ulen = (uint16_t)(8 + dgram_len), sum;
+	size_t iplen = ip_header(buf, h, v4, ulen);
+	uint8_t *udp = buf + iplen, pseudo[40];
+	struct csum c = { 0 };
+	unsigned int i;
+
+	if (v4) {
 		/* Pseudo header: addresses, zero, protocol, UDP length. */
 		memcpy(pseudo, buf + 12, 8);
 		pseudo[8] = 0;
@@ -80,13 +99,6 @@ size_t emu_iphdr_build(uint8_t *buf, const struct emu_iphdr *h,
 		wire_put16(pseudo + 10, ulen);
 		csum_add(&c, pseudo, 12);
 	} else {
-		wire_put32(buf, 0x60000000u | (uint32_t)h->tos << 20 |
-				(h->flow & 0xfffff));
-		wire_put16(buf + 4, ulen);
-		buf[6] = IPPROTO_UDP_NUM;
-		buf[7] = h->ttl;
-		memcpy(buf + 8, h->src.s6_addr, 16);
-		memcpy(buf + 24, h->dst.s6_addr, 16);
 		memcpy(pseudo, buf + 8, 32);
 		wire_put32(pseudo + 32, ulen);
 		wire_put32(pseudo + 36, IPPROTO_UDP_NUM);
@@ -103,4 +115,14 @@ size_t emu_iphdr_build(uint8_t *buf, const struct emu_iphdr *h,
 	/* A computed 0 goes out as all ones: 0 means "no checksum". */
 	wire_put16(udp + 6, sum ? sum : 0xffff);
 	return iplen + 8;
+}
+
+void emu_iphdr_grh(uint8_t *g, const struct emu_iphdr *h, uint32_t dgram_len)
+{
+	bool v4 = IN6_IS_ADDR_V4MAPPED(&h->src);
+
+	memset(g, 0, EMU_GRH_LEN);
+	/* An IPv4 header takes the last 20 bytes, as a RoCEv2 HCA gives it
+	 * (ibv_poll_cq(3)): the first 20 stay zero. */
+	ip_header(v4 ? g + 20 : g, h, v4, (uint16_t)(8 + dgram_len));
 }

@@ -1,11 +1,13 @@
-# net/: the wire (opcode table, header accessors, PSN arithmetic, ICRC),
+# net/: the wire (opcode table, header accessors, the TMH and RVH, packet
+# classes, PSN arithmetic, ICRC, IP headers and the UD GRH),
 # the UDP side (endpoints, batched I/O) and the capture of what it sends
 # and receives (pcap through libpcap, pcapng of our own), and the guarded
 # access to application memory that the transport and the UDP side share,
 # built as one convenience library.
 libemunet_la_SOURCES = \
 	net/opcode.c net/opcode.h \
-	net/hdr.h \
+	net/classify.c net/classify.h \
+	net/hdr.h net/tmh.h \
 	net/psn.h \
 	net/icrc.c net/icrc.h \
 	net/memguard.c net/memguard.h \

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
+#include "net/classify.h"
+
 /* Rules per device at most, and the name of one. */
 #define EMU_FAULT_MAX		32
 #define EMU_FAULT_NAME_MAX	32
@@ -57,18 +59,19 @@ enum emu_fault_action {
 #define EMU_FAULT_TX		(1u << 0)
 #define EMU_FAULT_RX		(1u << 1)
 
-/* Opcode classes (op=): a packet is in exactly one. */
+/* Opcode classes (op=), a bit for each of net/classify.h's: a packet is
+ * in exactly one. */
 enum emu_fault_class {
-	EMU_FC_SEND = 1u << 0,
-	EMU_FC_WRITE = 1u << 1,
-	EMU_FC_READ_REQ = 1u << 2,
-	EMU_FC_READ_RESP = 1u << 3,
-	EMU_FC_ATOMIC = 1u << 4,	/* requests and their ACKs */
-	EMU_FC_ACK = 1u << 5,
-	EMU_FC_NAK = 1u << 6,		/* sequence, access, RNR, ... */
-	EMU_FC_CNP = 1u << 7,
-	EMU_FC_CM = 1u << 8,		/* to or from QP1: CM MADs */
-	EMU_FC_OTHER = 1u << 9,		/* flush, atomic write */
+	EMU_FC_SEND = 1u << WIRE_CLS_SEND,
+	EMU_FC_WRITE = 1u << WIRE_CLS_WRITE,
+	EMU_FC_READ_REQ = 1u << WIRE_CLS_READ_REQ,
+	EMU_FC_READ_RESP = 1u << WIRE_CLS_READ_RESP,
+	EMU_FC_ATOMIC = 1u << WIRE_CLS_ATOMIC,	/* requests and their ACKs */
+	EMU_FC_ACK = 1u << WIRE_CLS_ACK,
+	EMU_FC_NAK = 1u << WIRE_CLS_NAK,	/* sequence, access, RNR, ... */
+	EMU_FC_CNP = 1u << WIRE_CLS_CNP,
+	EMU_FC_CM = 1u << WIRE_CLS_CM,		/* to or from QP1: CM MADs */
+	EMU_FC_OTHER = 1u << WIRE_CLS_OTHER,	/* flush, atomic write */
 };
 
 struct emu_fault_rule {
@@ -148,9 +151,6 @@ int emu_fault_parse(const char *s, struct emu_fault_rule *out,
 
 /* A rule back as a line of the same grammar, with its counters. */
 void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len);
-
-/* The class of the packet whose BTH is at bth (len bytes from it). */
-uint32_t emu_fault_class_of(const uint8_t *bth, uint32_t len);
 
 /* What a rule says of one packet. */
 struct emu_fault_pkt {

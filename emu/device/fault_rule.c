@@ -586,36 +586,6 @@ void emu_fault_format(const struct emu_fault_rule *r, char *buf, size_t len)
 #undef PUT
 }
 
-uint32_t emu_fault_class_of(const uint8_t *bth, uint32_t len)
-{
-	uint8_t op;
-	uint32_t f;
-
-	if (len < WIRE_BTH_LEN)
-		return EMU_FC_OTHER;
-	op = bth_opcode(bth);
-	f = wire_opcode(op)->flags;
-	if (f & WIRE_F_CNP)
-		return EMU_FC_CNP;
-	if (bth_qpn(bth) == 1)
-		return EMU_FC_CM;
-	if (f & WIRE_F_ATOMIC)
-		return EMU_FC_ATOMIC;
-	if (f & WIRE_F_ACK) {
-		if (len < WIRE_BTH_LEN + WIRE_AETH_LEN)
-			return EMU_FC_OTHER;
-		return aeth_syn_kind(aeth_syndrome(bth)) == AETH_ACK ?
-		       EMU_FC_ACK : EMU_FC_NAK;
-	}
-	if (f & WIRE_F_READ)
-		return f & WIRE_F_REQ ? EMU_FC_READ_REQ : EMU_FC_READ_RESP;
-	if (f & WIRE_F_WRITE)
-		return EMU_FC_WRITE;
-	if (f & WIRE_F_SEND)
-		return EMU_FC_SEND;
-	return EMU_FC_OTHER;
-}
-
 static bool psn_in(const struct emu_fault_rule *r, uint32_t psn)
 {
 	if (r->psn_lo <= r->psn_hi)
@@ -692,7 +662,7 @@ static void rule_acted(struct emu_fault_rule *r)
 
 bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 {
-	uint32_t f = 0;
+	struct wire_class_of c;
 
 	if (emu_fault_is_event(r) || !(r->dirs & p->dir) || (r->port && r->port != p->port))
 		return false;
@@ -703,10 +673,9 @@ bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 	if (r->has_peer &&
 	    (!p->peer || memcmp(&r->peer, p->peer, sizeof(r->peer))))
 		return false;
-	if (r->classes && !(r->classes & emu_fault_class_of(p->bth, p->len)))
+	wire_classify(&c, p->bth, p->len);
+	if (r->classes && !(r->classes & 1u << c.cls))
 		return false;
-	if (p->len >= WIRE_BTH_LEN)
-		f = wire_opcode(bth_opcode(p->bth))->flags;
 	if (r->has_psn &&
 	    (p->len < WIRE_BTH_LEN || !psn_in(r, bth_psn(p->bth))))
 		return false;
@@ -714,9 +683,9 @@ bool emu_fault_match(struct emu_fault_rule *r, const struct emu_fault_pkt *p)
 	    (r->for_ns && p->since_ns - r->after_ns >= r->for_ns))
 		return false;
 	if (r->msg_lo) {
-		/* A message starts with a FIRST or ONLY packet; a packet
-		 * that is no part of one (an ACK) is one by itself. */
-		if ((f & WIRE_F_FIRST) || !(f & (WIRE_F_MIDDLE | WIRE_F_LAST)))
+		/* A packet that is no part of a message (an ACK) is one
+		 * by itself. */
+		if (c.msg_start)
 			r->msgs++;
 		if (r->msgs < r->msg_lo || r->msgs > r->msg_hi)
 			return false;

@@ -11,13 +11,7 @@
 #include "emu/objects/qp.h"
 #include "emu/objects/srq.h"
 #include "emu/objects/tm.h"
-#include "net/hdr.h"
-
-/* The TMH opcodes of rdma-core's enum ibv_tmh_op. */
-#define TMH_NO_TAG	0
-#define TMH_RNDV	1
-#define TMH_FIN		2
-#define TMH_EAGER	3
+#include "net/tmh.h"
 
 struct tm_entry {
 	struct emu_tm_match m;
@@ -255,25 +249,27 @@ bool emu_tm_classify(struct emu_qp *qp, const uint8_t *pay, uint32_t len,
 {
 	struct emu_tm *tm = tm_srq(qp)->tm;
 	uint64_t tag;
+	uint8_t op;
 	int32_t i;
 
 	/* Too short for a TMH: nothing to match, a plain message. */
-	if (len < EMU_TMH_LEN || pay[0] == TMH_NO_TAG) {
+	if (len < WIRE_TMH_LEN || tmh_opcode(pay) == IBV_TMH_NO_TAG) {
 		*kind = EMU_TM_NO_TAG;
 		return true;
 	}
-	if (pay[0] == TMH_FIN) {
+	op = tmh_opcode(pay);
+	if (op == IBV_TMH_FIN) {
 		*kind = EMU_TM_PLAIN;
 		return true;
 	}
-	if (pay[0] != TMH_EAGER && pay[0] != TMH_RNDV)
+	if (op != IBV_TMH_EAGER && op != IBV_TMH_RNDV)
 		return false;
 	/* max_rndv_hdr_size is below the smallest MTU: a header that is
 	 * not one packet, or has no RVH, is not one we announced. */
-	if (pay[0] == TMH_RNDV &&
-	    (!whole || len < EMU_TMH_LEN + EMU_RVH_LEN))
+	if (op == IBV_TMH_RNDV &&
+	    (!whole || len < WIRE_TMH_LEN + WIRE_RVH_LEN))
 		return false;
-	tag = wire_get64(pay + 8);
+	tag = tmh_tag(pay);
 	if (tm->sw_cnt == tm->hw_cnt) {
 		for (i = tm->head; i >= 0; i = tm->e[i].next) {
 			struct tm_entry *x = &tm->e[i];
@@ -283,9 +279,9 @@ bool emu_tm_classify(struct emu_qp *qp, const uint8_t *pay, uint32_t len,
 				continue;
 			*m = x->m;
 			m->tag = tag;
-			m->priv = wire_get32(pay + 4);
+			m->priv = tmh_app_ctx(pay);
 			unlink_entry(tm, i);
-			*kind = pay[0] == TMH_RNDV ? EMU_TM_RNDV :
+			*kind = op == IBV_TMH_RNDV ? EMU_TM_RNDV :
 						     EMU_TM_EAGER;
 			return true;
 		}
@@ -323,7 +319,7 @@ static void rndv_incomplete(struct emu_qp *qp, struct emu_tm_match *m,
 void emu_tm_rndv(struct emu_qp *qp, struct emu_tm_match *m, uint8_t *pay,
 		 uint32_t len, bool solicited)
 {
-	const uint8_t *rvh = pay + EMU_TMH_LEN;
+	const uint8_t *rvh = tmh_rvh(pay);
 	struct ibv_wc wc = {
 		.wr_id = m->wr_id,
 		.status = IBV_WC_SUCCESS,
@@ -331,7 +327,7 @@ void emu_tm_rndv(struct emu_qp *qp, struct emu_tm_match *m, uint8_t *pay,
 		.wc_flags = IBV_WC_TM_MATCH,
 	};
 	struct emu_swqe w = { 0 };
-	uint32_t rlen = wire_get32(rvh + 12);
+	uint32_t rlen = rvh_len(rvh);
 
 	/* Only a QP that may send can read; a buffer too small for the
 	 * data is software's to handle. Either way the tag is consumed. */
@@ -342,8 +338,8 @@ void emu_tm_rndv(struct emu_qp *qp, struct emu_tm_match *m, uint8_t *pay,
 	}
 	w.wr_id = m->wr_id;
 	w.opcode = IBV_WR_RDMA_READ;
-	w.remote_addr = wire_get64(rvh);
-	w.rkey = wire_get32(rvh + 8);
+	w.remote_addr = rvh_va(rvh);
+	w.rkey = rvh_rkey(rvh);
 	w.length = rlen;
 	w.num_sge = m->num_sge;
 	w.tm_op = EMU_TM_OP_READ;
@@ -369,7 +365,7 @@ void emu_tm_send_done(struct emu_qp *qp, const struct emu_swqe *w,
 		.byte_len = w->length,
 	};
 	struct emu_swqe fin = { 0 };
-	uint8_t tmh[EMU_TMH_LEN] = { TMH_FIN };
+	uint8_t tmh[WIRE_TMH_LEN];
 
 	/* A FIN that fails fails with its QP, whose error the application
 	 * hears of anyway; the data was delivered before it. */
@@ -381,10 +377,9 @@ void emu_tm_send_done(struct emu_qp *qp, const struct emu_swqe *w,
 	if (status != IBV_WC_SUCCESS)
 		return;
 	/* The sender learns its buffer is free: a SEND of a bare TMH. */
-	wire_put32(tmh + 4, w->tm_priv);
-	wire_put64(tmh + 8, w->tm_tag);
+	tmh_init(tmh, IBV_TMH_FIN, w->tm_priv, w->tm_tag);
 	fin.opcode = IBV_WR_SEND;
-	fin.length = EMU_TMH_LEN;
+	fin.length = WIRE_TMH_LEN;
 	fin.inl = true;
 	fin.tm_op = EMU_TM_OP_FIN;
 	fin.tm_tag = w->tm_tag;

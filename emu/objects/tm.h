@@ -23,10 +23,6 @@ struct emu_rx_pkt;
  * hardware, so a receive-only QP with no send queue must manage them). */
 #define EMU_TM_SQ_RESERVE	16
 
-/* The TMH and RVH of rdma-core's tm_types.h, as they are on the wire. */
-#define EMU_TMH_LEN		16
-#define EMU_RVH_LEN		16
-
 /* What kind of TM message the responder is receiving (emu_resp_state). */
 enum emu_tm_kind {
 	EMU_TM_NONE = 0,	/* not on a TM SRQ: a plain receive */

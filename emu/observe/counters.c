@@ -1,6 +1,6 @@
 /* The counters' one table of names (what the control socket, the sysfs
  * view, emuverbs_port_counters and the verbs counters show), the packet
- * classifier the transports count with, and reading a port's counters
+ * classification the transports count with, and reading a port's counters
  * together with those its link and UDP I/O keep. */
 #include <errno.h>
 #include <string.h>
@@ -15,48 +15,14 @@
 
 void emu_cnt_classify(struct emu_cnt_pkt *p, const uint8_t *bth, uint32_t len)
 {
-	uint32_t fc = emu_fault_class_of(bth, len);
-	uint8_t syn;
+	struct wire_class_of c;
 
+	wire_classify(&c, bth, len);
 	p->len = len;
-	p->cls = (uint8_t)__builtin_ctz(fc);
-	p->nak = EMU_CNT_NAK_NONE;
-	if (p->cls != EMU_CNT_NAK)
-		return;
-	/* The class says there is an AETH and that it is no ACK. */
-	syn = aeth_syndrome(bth);
-	if (aeth_syn_kind(syn) == AETH_RNR_NAK) {
-		p->nak = EMU_CNT_NAK_RNR;
-		return;
-	}
-	if (aeth_syn_kind(syn) != AETH_NAK) {
-		p->nak = EMU_CNT_NAK_OTHER;
-		return;
-	}
-	switch (aeth_syn_value(syn)) {
-	case AETH_NAK_PSN_SEQ:
-		p->nak = EMU_CNT_NAK_PSN_SEQ;
-		break;
-	case AETH_NAK_REMOTE_ACCESS:
-		p->nak = EMU_CNT_NAK_REM_ACCESS;
-		break;
-	case AETH_NAK_REMOTE_OP:
-		p->nak = EMU_CNT_NAK_REM_OP;
-		break;
-	case AETH_NAK_INVALID_REQ:
-	case AETH_NAK_INVALID_RD_REQ:
-		p->nak = EMU_CNT_NAK_INV_REQ;
-		break;
-	default:
-		p->nak = EMU_CNT_NAK_OTHER;
-		break;
-	}
+	p->cls = c.cls;
+	p->nak = c.nak;
 }
 
-_Static_assert(1u << EMU_CNT_OTHER == EMU_FC_OTHER &&
-		       1u << EMU_CNT_CM == EMU_FC_CM &&
-		       1u << EMU_CNT_NAK == EMU_FC_NAK,
-	       "the classes are the fault rules' op= classes, in order");
 _Static_assert(EMU_FAULT_TRUNCATE - EMU_FAULT_DROP == EMU_CNT_F_TRUNCATE,
 	       "fault actions in the order the counters keep them");
 
@@ -68,22 +34,22 @@ _Static_assert(EMU_FAULT_TRUNCATE - EMU_FAULT_DROP == EMU_CNT_F_TRUNCATE,
 #define P(n, f) { n, OFF(f), EMU_CNT_NO_OFF, true }
 
 #define DIR(d, x)							\
-	C(#x "_send_pkts", d.cls[EMU_CNT_SEND]),			\
-	C(#x "_write_pkts", d.cls[EMU_CNT_WRITE]),			\
-	C(#x "_read_req_pkts", d.cls[EMU_CNT_READ_REQ]),		\
-	C(#x "_read_resp_pkts", d.cls[EMU_CNT_READ_RESP]),		\
-	C(#x "_atomic_pkts", d.cls[EMU_CNT_ATOMIC]),			\
-	C(#x "_ack_pkts", d.cls[EMU_CNT_ACK]),				\
-	C(#x "_nak_pkts", d.cls[EMU_CNT_NAK]),				\
-	C(#x "_cnp_pkts", d.cls[EMU_CNT_CNP]),				\
-	C(#x "_cm_pkts", d.cls[EMU_CNT_CM]),				\
-	C(#x "_other_pkts", d.cls[EMU_CNT_OTHER]),			\
-	C(#x "_nak_psn_seq", d.nak[EMU_CNT_NAK_PSN_SEQ]),		\
-	C(#x "_nak_rnr", d.nak[EMU_CNT_NAK_RNR]),			\
-	C(#x "_nak_rem_access", d.nak[EMU_CNT_NAK_REM_ACCESS]),	\
-	C(#x "_nak_rem_op", d.nak[EMU_CNT_NAK_REM_OP]),		\
-	C(#x "_nak_inv_req", d.nak[EMU_CNT_NAK_INV_REQ]),		\
-	C(#x "_nak_other", d.nak[EMU_CNT_NAK_OTHER]),			\
+	C(#x "_send_pkts", d.cls[WIRE_CLS_SEND]),			\
+	C(#x "_write_pkts", d.cls[WIRE_CLS_WRITE]),			\
+	C(#x "_read_req_pkts", d.cls[WIRE_CLS_READ_REQ]),		\
+	C(#x "_read_resp_pkts", d.cls[WIRE_CLS_READ_RESP]),		\
+	C(#x "_atomic_pkts", d.cls[WIRE_CLS_ATOMIC]),			\
+	C(#x "_ack_pkts", d.cls[WIRE_CLS_ACK]),				\
+	C(#x "_nak_pkts", d.cls[WIRE_CLS_NAK]),				\
+	C(#x "_cnp_pkts", d.cls[WIRE_CLS_CNP]),				\
+	C(#x "_cm_pkts", d.cls[WIRE_CLS_CM]),				\
+	C(#x "_other_pkts", d.cls[WIRE_CLS_OTHER]),			\
+	C(#x "_nak_psn_seq", d.nak[WIRE_NAK_PSN_SEQ]),		\
+	C(#x "_nak_rnr", d.nak[WIRE_NAK_RNR]),			\
+	C(#x "_nak_rem_access", d.nak[WIRE_NAK_REM_ACCESS]),	\
+	C(#x "_nak_rem_op", d.nak[WIRE_NAK_REM_OP]),		\
+	C(#x "_nak_inv_req", d.nak[WIRE_NAK_INV_REQ]),		\
+	C(#x "_nak_other", d.nak[WIRE_NAK_OTHER]),			\
 	C(#x "_fault_drop", d.fault[EMU_CNT_F_DROP]),			\
 	C(#x "_fault_duplicate", d.fault[EMU_CNT_F_DUPLICATE]),	\
 	C(#x "_fault_delay", d.fault[EMU_CNT_F_DELAY]),		\
@@ -112,7 +78,7 @@ const struct emu_cnt_name emu_cnt_names[] = {
 	C("rnr_nak_retry_err", ev.rnr_waits),
 	C("retry_rnr_exceeded_err", ev.rnr_exceeded),
 	C("req_rnr_retries_exceeded", ev.rnr_exceeded),
-	C("send_rnr_err", tx.nak[EMU_CNT_NAK_RNR]),
+	C("send_rnr_err", tx.nak[WIRE_NAK_RNR]),
 	C("rcvd_seq_err", ev.seq_naks),
 	C("packet_seq_err", ev.seq_naks),
 	C("implied_nak_seq_err", ev.implied_naks),
@@ -131,11 +97,11 @@ const struct emu_cnt_name emu_cnt_names[] = {
 	C("resp_cqe_flush_error", ev.resp_cqe_flush_error),
 	C("req_remote_access_errors", ev.req_remote_access),
 	C("req_remote_invalid_request", ev.req_remote_invalid),
-	C("resp_remote_access_errors", tx.nak[EMU_CNT_NAK_REM_ACCESS]),
+	C("resp_remote_access_errors", tx.nak[WIRE_NAK_REM_ACCESS]),
 	C("resp_local_length_error", ev.resp_local_length),
 	C("budget_waits", ev.budget_waits),
 	C("np_ecn_marked_roce_packets", ev.ecn_marked),
-	C("np_cnp_sent", tx.cls[EMU_CNT_CNP]),
+	C("np_cnp_sent", tx.cls[WIRE_CLS_CNP]),
 	C("rp_cnp_handled", ev.cnp_handled),
 	C("rp_cnp_ignored", ev.cnp_ignored),
 	P("rx_delivered", rx_delivered),

@@ -12,36 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/classify.h"
+
 struct emu_device;
 struct emu_qp;
 
-/* Opcode classes, as fault rules' op= names them (EMU_FC_* bit i is
- * class i): a packet is in exactly one. */
-enum emu_cnt_class {
-	EMU_CNT_SEND,
-	EMU_CNT_WRITE,
-	EMU_CNT_READ_REQ,
-	EMU_CNT_READ_RESP,
-	EMU_CNT_ATOMIC,		/* requests and their atomic ACKs */
-	EMU_CNT_ACK,
-	EMU_CNT_NAK,		/* every kind, RNR NAKs among them */
-	EMU_CNT_CNP,
-	EMU_CNT_CM,		/* to or from QP1 */
-	EMU_CNT_OTHER,		/* flush, atomic write, no BTH */
-	EMU_CNT_NCLASS
-};
-
-/* The NAKs of class EMU_CNT_NAK by their AETH syndrome. */
-enum emu_cnt_nak {
-	EMU_CNT_NAK_PSN_SEQ,
-	EMU_CNT_NAK_RNR,
-	EMU_CNT_NAK_REM_ACCESS,
-	EMU_CNT_NAK_REM_OP,
-	EMU_CNT_NAK_INV_REQ,	/* invalid request, invalid RD request */
-	EMU_CNT_NAK_OTHER,	/* reserved codes */
-	EMU_CNT_NNAK,
-	EMU_CNT_NAK_NONE = EMU_CNT_NNAK	/* not a NAK */
-};
+/* Packets are counted by class and NAK kind (net/classify.h: enum
+ * wire_class, as fault rules' op= names them, and enum wire_nak_kind). */
 
 /* What fault rules did to packets, EMU_FAULT_DROP first (emu/device/fault.h). */
 enum emu_cnt_fault {
@@ -60,8 +37,8 @@ enum emu_cnt_fault {
  * Bytes are the UDP payload, BTH through ICRC. */
 struct emu_cnt_dir {
 	uint64_t pkts, bytes;
-	uint64_t cls[EMU_CNT_NCLASS];
-	uint64_t nak[EMU_CNT_NNAK];
+	uint64_t cls[WIRE_NCLASS];
+	uint64_t nak[WIRE_NNAK];
 	uint64_t fault[EMU_CNT_NFAULT];
 };
 
@@ -137,8 +114,8 @@ _Static_assert(offsetof(struct emu_port_counters, ev) ==
 /* What counting a packet needs, worked out once for its port and QP. */
 struct emu_cnt_pkt {
 	uint32_t len;
-	uint8_t cls;			/* enum emu_cnt_class */
-	uint8_t nak;			/* enum emu_cnt_nak */
+	uint8_t cls;			/* enum wire_class */
+	uint8_t nak;			/* enum wire_nak_kind */
 };
 
 /* The class and NAK kind of the len bytes from the BTH at bth. */
@@ -150,7 +127,7 @@ static inline void emu_cnt_add(struct emu_cnt_dir *d,
 	d->pkts++;
 	d->bytes += p->len;
 	d->cls[p->cls]++;
-	if (p->nak != EMU_CNT_NAK_NONE)
+	if (p->nak != WIRE_NAK_NONE)
 		d->nak[p->nak]++;
 }
 

@@ -13,8 +13,10 @@
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "net/iphdr.h"
 #include "net/memguard.h"
 #include "net/psn.h"
+#include "net/tmh.h"
 
 /* What handling one request packet came to. */
 enum resp_res {
@@ -316,7 +318,7 @@ static enum resp_res tm_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	case EMU_TM_EAGER:
 		r->tm = m;
 		r->tm_off = 0;
-		return tm_eager(qp, pkt, EMU_TMH_LEN);
+		return tm_eager(qp, pkt, WIRE_TMH_LEN);
 	case EMU_TM_RNDV:
 		r->tm = m;
 		emu_tm_rndv(qp, &r->tm, pay, len, bth_se(pkt->w.hdr));
@@ -805,40 +807,22 @@ static void uc_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	}
 }
 
-/* The 40 bytes a UD receive buffer starts with: the GRH, or for IPv4 20
- * zero bytes and the IPv4 header as it was on the wire. */
+/* The 40 bytes a UD receive buffer starts with, from what came with the
+ * datagram. */
 static void build_grh(uint8_t *g, const struct emu_rx_pkt *pkt)
 {
 	const struct emu_udp_pkt *u = pkt->u;
+	struct emu_iphdr h = {
+		.src = u->src,
+		.dst = u->dst,
+		.tos = u->tos,
+		.ttl = u->ttl,
+		.ip_id = pkt->ip_id,
+		/* The ICRC solve finds DF or no flags, no offset. */
+		.df = pkt->ip_frag & 0x4000,
+	};
 
-	memset(g, 0, 40);
-	if (IN6_IS_ADDR_V4MAPPED(&u->src)) {
-		uint8_t *ip = g + 20;
-		uint32_t sum = 0;
-		unsigned int i;
-
-		ip[0] = 0x45;
-		ip[1] = u->tos;
-		wire_put16(ip + 2, (uint16_t)(20 + 8 + u->len));
-		wire_put16(ip + 4, pkt->ip_id);
-		wire_put16(ip + 6, pkt->ip_frag);
-		ip[8] = u->ttl;
-		ip[9] = 17;
-		memcpy(ip + 12, &u->src.s6_addr32[3], 4);
-		memcpy(ip + 16, &u->dst.s6_addr32[3], 4);
-		for (i = 0; i < 20; i += 2)
-			sum += wire_get16(ip + i);
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		wire_put16(ip + 10, (uint16_t)~sum);
-	} else {
-		wire_put32(g, 0x60000000u | (uint32_t)u->tos << 20);
-		wire_put16(g + 4, (uint16_t)(8 + u->len));
-		g[6] = 17;
-		g[7] = u->ttl;
-		memcpy(g + 8, &u->src, 16);
-		memcpy(g + 24, &u->dst, 16);
-	}
+	emu_iphdr_grh(g, &h, u->len);
 }
 
 static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
@@ -846,7 +830,7 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	uint32_t len = pkt->w.paylen;
 	struct ibv_wc wc = { 0 };
 	struct emu_rwqe *w;
-	uint8_t grh[40];
+	uint8_t grh[EMU_GRH_LEN];
 	int rc;
 
 	if (deth_qkey(pkt->w.hdr) != qp->attr.qkey) {

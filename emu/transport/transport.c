@@ -12,7 +12,6 @@
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
-#include "net/memguard.h"
 #include "net/psn.h"
 
 /* How long after an application thread last looked at a port's socket in
@@ -429,10 +428,7 @@ int emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	uint16_t sport = emu_udp_sport(&tp->udp, qp->sock);
 	uint32_t pad = npay ? wire_pad_len(pay_len) : 0;
 	uint32_t dlen = hdr_len + pay_len + pad + ICRC_LEN;
-	uint8_t ph[ICRC_PSEUDO_MAX];
 	struct emu_cnt_pkt cp;
-	uint32_t crc;
-	size_t iplen;
 
 	if (!tp->open)
 		return 0;
@@ -442,32 +438,15 @@ int emu_tx_packet_parts(struct emu_qp *qp, const struct in6_addr *src,
 	}
 	if (!tp->udp.any)
 		src = &tp->udp.local;
-	/* The ICRC covers what the kernel will write in front: build the
-	 * same IP and UDP headers (DF, ID 0, our ports and length). */
-	if (IN6_IS_ADDR_V4MAPPED(dst)) {
-		struct in_addr s, d;
-
-		memcpy(&s, &src->s6_addr32[3], 4);
-		memcpy(&d, &dst->s6_addr32[3], 4);
-		iplen = icrc_pseudo_v4(ph, &s, &d, sport, tp->port->ep.port,
-				       dlen);
-	} else {
-		iplen = icrc_pseudo_v6(ph, src, dst, sport,
-				       tp->port->ep.port, dlen);
-	}
-	crc = icrc_start(ph, iplen, ph + iplen, buf);
-	crc = icrc_update(crc, buf + WIRE_BTH_LEN, hdr_len - WIRE_BTH_LEN);
-	/* The first touch of the region's pages: one the application has
-	 * unmapped fails the packet here, before anything is counted or
-	 * queued (a NIC's DMA read of a page it cannot reach). */
-	if (npay && emu_guard_icrc(&crc, pay, npay)) {
+	/* A payload page the application has unmapped fails the packet
+	 * here, before anything is counted or queued (a NIC's DMA read of
+	 * a page it cannot reach). */
+	if (icrc_seal(src, dst, sport, tp->port->ep.port, buf, hdr_len, pay,
+		      npay, pay_len, pad)) {
 		emu_log(EMU_LOG_XPORT, "qp 0x%06x: payload at %p not mapped: "
 			"packet not sent", qp->qpn, pay[0].iov_base);
 		return EFAULT;
 	}
-	memset(buf + hdr_len, 0, pad);
-	crc = icrc_update(crc, buf + hdr_len, pad);
-	icrc_put(buf + hdr_len + pad, crc);
 	/* Counted as the transport sends it: what fault rules and the
 	 * link do to it next is counted where they do it. */
 	emu_cnt_classify(&cp, buf, dlen);

@@ -46,48 +46,48 @@ static void is(uint8_t op, uint32_t dqpn, uint8_t syn, unsigned int cls,
 
 START_TEST(t_classes)
 {
-	const unsigned int none = EMU_CNT_NAK_NONE;
+	const unsigned int none = WIRE_NAK_NONE;
 	struct emu_cnt_pkt p;
 
-	is(WIRE_OP_RC(SEND_ONLY), 9, 0, EMU_CNT_SEND, none);
-	is(WIRE_OP_UC(SEND_FIRST), 9, 0, EMU_CNT_SEND, none);
-	is(WIRE_OP_UD(SEND_ONLY_IMM), 9, 0, EMU_CNT_SEND, none);
-	is(WIRE_OP_RC(WRITE_MIDDLE), 9, 0, EMU_CNT_WRITE, none);
-	is(WIRE_OP_XRC(WRITE_ONLY), 9, 0, EMU_CNT_WRITE, none);
-	is(WIRE_OP_RC(READ_REQ), 9, 0, EMU_CNT_READ_REQ, none);
-	is(WIRE_OP_RC(READ_RESP_LAST), 9, aeth_syn_ack(31), EMU_CNT_READ_RESP,
+	is(WIRE_OP_RC(SEND_ONLY), 9, 0, WIRE_CLS_SEND, none);
+	is(WIRE_OP_UC(SEND_FIRST), 9, 0, WIRE_CLS_SEND, none);
+	is(WIRE_OP_UD(SEND_ONLY_IMM), 9, 0, WIRE_CLS_SEND, none);
+	is(WIRE_OP_RC(WRITE_MIDDLE), 9, 0, WIRE_CLS_WRITE, none);
+	is(WIRE_OP_XRC(WRITE_ONLY), 9, 0, WIRE_CLS_WRITE, none);
+	is(WIRE_OP_RC(READ_REQ), 9, 0, WIRE_CLS_READ_REQ, none);
+	is(WIRE_OP_RC(READ_RESP_LAST), 9, aeth_syn_ack(31), WIRE_CLS_READ_RESP,
 	   none);
-	is(WIRE_OP_RC(READ_RESP_MIDDLE), 9, 0, EMU_CNT_READ_RESP, none);
-	is(WIRE_OP_RC(CMP_SWAP), 9, 0, EMU_CNT_ATOMIC, none);
-	is(WIRE_OP_RC(ATOMIC_ACK), 9, aeth_syn_ack(31), EMU_CNT_ATOMIC, none);
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_ack(31), EMU_CNT_ACK, none);
-	is(WIRE_OP_CNP, 9, 0, EMU_CNT_CNP, none);
+	is(WIRE_OP_RC(READ_RESP_MIDDLE), 9, 0, WIRE_CLS_READ_RESP, none);
+	is(WIRE_OP_RC(CMP_SWAP), 9, 0, WIRE_CLS_ATOMIC, none);
+	is(WIRE_OP_RC(ATOMIC_ACK), 9, aeth_syn_ack(31), WIRE_CLS_ATOMIC, none);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_ack(31), WIRE_CLS_ACK, none);
+	is(WIRE_OP_CNP, 9, 0, WIRE_CLS_CNP, none);
 	/* Whatever its opcode, a packet for QP1 is the CM's. */
-	is(WIRE_OP_UD(SEND_ONLY), 1, 0, EMU_CNT_CM, none);
-	is(WIRE_OP_RC(FLUSH), 9, 0, EMU_CNT_OTHER, none);
+	is(WIRE_OP_UD(SEND_ONLY), 1, 0, WIRE_CLS_CM, none);
+	is(WIRE_OP_RC(FLUSH), 9, 0, WIRE_CLS_OTHER, none);
 	/* NAKs by kind. */
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_rnr(14), EMU_CNT_NAK, EMU_CNT_NAK_RNR);
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_PSN_SEQ), EMU_CNT_NAK,
-	   EMU_CNT_NAK_PSN_SEQ);
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_INVALID_REQ), EMU_CNT_NAK,
-	   EMU_CNT_NAK_INV_REQ);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_rnr(14), WIRE_CLS_NAK, WIRE_NAK_RNR);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_PSN_SEQ), WIRE_CLS_NAK,
+	   WIRE_NAK_PSN_SEQ);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_INVALID_REQ), WIRE_CLS_NAK,
+	   WIRE_NAK_INV_REQ);
 	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_INVALID_RD_REQ),
-	   EMU_CNT_NAK, EMU_CNT_NAK_INV_REQ);
+	   WIRE_CLS_NAK, WIRE_NAK_INV_REQ);
 	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_REMOTE_ACCESS),
-	   EMU_CNT_NAK, EMU_CNT_NAK_REM_ACCESS);
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_REMOTE_OP), EMU_CNT_NAK,
-	   EMU_CNT_NAK_REM_OP);
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(9), EMU_CNT_NAK,
-	   EMU_CNT_NAK_OTHER);
-	is(WIRE_OP_RC(ACK), 9, aeth_syn_make(AETH_RESERVED, 0), EMU_CNT_NAK,
-	   EMU_CNT_NAK_OTHER);
+	   WIRE_CLS_NAK, WIRE_NAK_REM_ACCESS);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(AETH_NAK_REMOTE_OP), WIRE_CLS_NAK,
+	   WIRE_NAK_REM_OP);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_nak(9), WIRE_CLS_NAK,
+	   WIRE_NAK_OTHER);
+	is(WIRE_OP_RC(ACK), 9, aeth_syn_make(AETH_RESERVED, 0), WIRE_CLS_NAK,
+	   WIRE_NAK_OTHER);
 	/* No BTH, or no room for the AETH: counted, as something else. */
 	memset(pkt, 0xff, sizeof(pkt));
 	emu_cnt_classify(&p, pkt, 5);
-	ck_assert_uint_eq(p.cls, EMU_CNT_OTHER);
+	ck_assert_uint_eq(p.cls, WIRE_CLS_OTHER);
 	ck_assert_uint_eq(p.nak, none);
 	p = classify(WIRE_OP_RC(ACK), 9, aeth_syn_rnr(1), WIRE_BTH_LEN + 2);
-	ck_assert_uint_eq(p.cls, EMU_CNT_OTHER);
+	ck_assert_uint_eq(p.cls, WIRE_CLS_OTHER);
 }
 END_TEST
 
@@ -105,15 +105,15 @@ START_TEST(t_add)
 	emu_cnt_add(&d, &p);
 	ck_assert_uint_eq(d.pkts, 3);
 	ck_assert_uint_eq(d.bytes, 220);
-	ck_assert_uint_eq(d.cls[EMU_CNT_SEND], 2);
-	ck_assert_uint_eq(d.cls[EMU_CNT_NAK], 1);
-	ck_assert_uint_eq(d.nak[EMU_CNT_NAK_RNR], 1);
-	for (i = 0; i < EMU_CNT_NCLASS; i++)
+	ck_assert_uint_eq(d.cls[WIRE_CLS_SEND], 2);
+	ck_assert_uint_eq(d.cls[WIRE_CLS_NAK], 1);
+	ck_assert_uint_eq(d.nak[WIRE_NAK_RNR], 1);
+	for (i = 0; i < WIRE_NCLASS; i++)
 		sum += d.cls[i];
-	for (i = 0; i < EMU_CNT_NNAK; i++)
+	for (i = 0; i < WIRE_NNAK; i++)
 		naks += d.nak[i];
 	ck_assert_uint_eq(sum, d.pkts);
-	ck_assert_uint_eq(naks, d.cls[EMU_CNT_NAK]);
+	ck_assert_uint_eq(naks, d.cls[WIRE_CLS_NAK]);
 }
 END_TEST
 
@@ -164,8 +164,8 @@ START_TEST(t_values)
 	c.ev.rnr_exceeded = 1;
 	c.ev.oos_requests = 4;
 	c.ev.oos_read_resp = 3;
-	c.tx.nak[EMU_CNT_NAK_RNR] = 6;
-	c.tx.cls[EMU_CNT_CNP] = 8;
+	c.tx.nak[WIRE_NAK_RNR] = 6;
+	c.tx.cls[WIRE_CLS_CNP] = 8;
 	c.rx_bad_icrc = 9;
 	c.link_queue = 10;
 	ck_assert_uint_eq(emu_cnt_value(emu_cnt_find("sent_pkts"), &c), 5);

@@ -1,6 +1,6 @@
 /* Unit tests for emu/device/fault_rule.c: every key of the grammar and its
  * refusals (with the character they are at), the check of a whole rule,
- * the classes of every kind of packet, each matcher, the determinism of
+ * each matcher (the classes themselves: test_classify), the determinism of
  * every= and prob=, corruption's reach, and the rules of a config file
  * and of EMUVERBS_FAULT. */
 #include <arpa/inet.h>
@@ -191,41 +191,6 @@ static uint32_t make(uint8_t *b, uint8_t op, uint32_t dqpn, uint32_t psn,
 		aeth_init(b, syn, 0);
 	return wire_op_hdr_len(op) + 64 + 4;
 }
-
-START_TEST(t_classes)
-{
-	static const struct {
-		uint8_t op, syn;
-		uint32_t dqpn, cls;
-	} cases[] = {
-		{ WIRE_OP_RC(SEND_ONLY), 0, 5, EMU_FC_SEND },
-		{ WIRE_OP_UD(SEND_ONLY), 0, 5, EMU_FC_SEND },
-		{ WIRE_OP_UD(SEND_ONLY), 0, 1, EMU_FC_CM },
-		{ WIRE_OP_RC(WRITE_FIRST), 0, 5, EMU_FC_WRITE },
-		{ WIRE_OP_UC(WRITE_ONLY_IMM), 0, 5, EMU_FC_WRITE },
-		{ WIRE_OP_RC(READ_REQ), 0, 5, EMU_FC_READ_REQ },
-		{ WIRE_OP_RC(READ_RESP_MIDDLE), 0, 5, EMU_FC_READ_RESP },
-		{ WIRE_OP_RC(CMP_SWAP), 0, 5, EMU_FC_ATOMIC },
-		{ WIRE_OP_RC(ATOMIC_ACK), 0, 5, EMU_FC_ATOMIC },
-		{ WIRE_OP_RC(ACK), 0x1f, 5, EMU_FC_ACK },
-		{ WIRE_OP_RC(ACK), 0x60, 5, EMU_FC_NAK },	/* PSN seq */
-		{ WIRE_OP_RC(ACK), 0x21, 5, EMU_FC_NAK },	/* RNR */
-		{ WIRE_OP_CNP, 0, 5, EMU_FC_CNP },
-	};
-	uint8_t b[256];
-	unsigned int i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint32_t len = make(b, cases[i].op, cases[i].dqpn, 1,
-				    cases[i].syn);
-
-		ck_assert_msg(emu_fault_class_of(b, len) == cases[i].cls,
-			      "case %u: class %#x", i,
-			      emu_fault_class_of(b, len));
-	}
-	ck_assert_uint_eq(emu_fault_class_of(b, 4), EMU_FC_OTHER);
-}
-END_TEST
 
 struct pktset {
 	uint8_t b[256];
@@ -602,7 +567,6 @@ static Suite *fault_suite(void)
 
 	tcase_add_test(tc, t_grammar);
 	tcase_add_test(tc, t_refusals);
-	tcase_add_test(tc, t_classes);
 	tcase_add_test(tc, t_matchers);
 	tcase_add_test(tc, t_counting);
 	tcase_add_test(tc, t_prob);

@@ -1,17 +1,21 @@
 /* tests/unit/test_icrc.c: the RoCEv2 ICRC against packets built by scapy,
- * its masking rules bit by bit, the sender's pseudo IP/UDP headers, the
- * IPv4 identification solve, and the CRC-32 library built in (isa-l or
- * zlib) against zlib's.
+ * its masking rules bit by bit, the sender's pseudo IP/UDP headers and its
+ * seal of a datagram, the IPv4 identification solve, and the CRC-32
+ * library built in (isa-l or zlib) against zlib's.
  */
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "net/icrc.h"
 #include "net/hdr.h"
+#include "net/memguard.h"
 #include "tests/unit/testlib.h"
 
 /*
@@ -370,6 +374,88 @@ START_TEST(test_sender_round_trip)
 }
 END_TEST
 
+/* A vector's addresses as a sender names them: v4-mapped for IPv4. */
+static void vec_v4mapped(struct in6_addr *a, const uint8_t *ip4)
+{
+	memset(a, 0, sizeof(*a));
+	a->s6_addr[10] = a->s6_addr[11] = 0xff;
+	memcpy(&a->s6_addr[12], ip4, 4);
+}
+
+/*
+ * The sender's one call: headers in its buffer, the payload in pieces
+ * elsewhere, and the pad and ICRC written after the headers: the bytes
+ * scapy put on the wire, whatever was in the pad before.
+ */
+START_TEST(test_seal_scapy_vectors)
+{
+	static const struct {
+		int vec;
+		uint32_t hdr_len, pad;
+	} cases[] = {
+		{ 0, 12, 3 },	/* v4 RC SEND ONLY: BTH, 13 bytes, pad 3 */
+		{ 5, 16, 0 },	/* v6 XRC SEND ONLY: BTH + XRCETH, 16 */
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct vector *v = &vectors[cases[c].vec];
+		uint32_t hl = cases[c].hdr_len, pad = cases[c].pad;
+		uint32_t pay_len = (uint32_t)v->ib_len - hl - pad - ICRC_LEN;
+		uint8_t buf[64];
+		struct in6_addr src, dst;
+		struct iovec iov[2] = {
+			{ (void *)(v->ib + hl), 5 },
+			{ (void *)(v->ib + hl + 5), pay_len - 5 },
+		};
+		uint16_t sport = (uint16_t)(v->udp[0] << 8 | v->udp[1]);
+		uint16_t dport = (uint16_t)(v->udp[2] << 8 | v->udp[3]);
+
+		if (v->ip_len == 20) {
+			vec_v4mapped(&src, v->ip + 12);
+			vec_v4mapped(&dst, v->ip + 16);
+		} else {
+			memcpy(&src, v->ip + 8, 16);
+			memcpy(&dst, v->ip + 24, 16);
+		}
+		memset(buf, 0xee, sizeof(buf));
+		memcpy(buf, v->ib, hl);
+		ck_assert_int_eq(icrc_seal(&src, &dst, sport, dport, buf, hl,
+					   iov, 2, pay_len, pad), 0);
+		/* Pad (zeros) and ICRC, and not a byte beyond. */
+		ck_assert_mem_eq(buf + hl, v->ib + hl + pay_len,
+				 pad + ICRC_LEN);
+		ck_assert_uint_eq(icrc_get(buf + hl + pad), v->icrc);
+		ck_assert_uint_eq(buf[hl + pad + ICRC_LEN], 0xee);
+		ck_assert_mem_eq(buf, v->ib, hl);
+	}
+}
+END_TEST
+
+/* A payload page that is gone: EFAULT, and nothing written. */
+START_TEST(test_seal_unmapped)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t buf[12 + 4 + ICRC_LEN], *gone;
+	struct in6_addr a, b;
+	struct iovec iov;
+
+	ck_assert_int_eq(emu_guard_install(), 0);
+	gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(gone != MAP_FAILED);
+	ck_assert_int_eq(munmap(gone, (size_t)page), 0);
+	vec_v4mapped(&a, (const uint8_t[]){ 127, 0, 0, 2 });
+	vec_v4mapped(&b, (const uint8_t[]){ 127, 0, 0, 3 });
+	memset(buf, 0xee, sizeof(buf));
+	memcpy(buf, v4_rc_send_only_ib, 12);
+	iov.iov_base = gone;
+	iov.iov_len = 13;
+	ck_assert_int_eq(icrc_seal(&a, &b, 49152, WIRE_ROCE_UDP_PORT, buf, 12,
+				   &iov, 1, 13, 3), EFAULT);
+	for (size_t i = 12; i < sizeof(buf); i++)
+		ck_assert_uint_eq(buf[i], 0xee);
+}
+END_TEST
 
 /* ---- the IPv4 identification solve ------------------------------------- */
 
@@ -698,6 +784,8 @@ static Suite *icrc_suite(void)
 	tcase_add_test(tc, test_pseudo_v4);
 	tcase_add_test(tc, test_pseudo_v6);
 	tcase_add_test(tc, test_sender_round_trip);
+	tcase_add_test(tc, test_seal_scapy_vectors);
+	tcase_add_test(tc, test_seal_unmapped);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ipv4_id");

@@ -17,7 +17,8 @@ WRAP_ALLOC = -Wl,--wrap=calloc -Wl,--wrap=malloc
 # net/
 NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
 	tests/unit/test_psn tests/unit/test_icrc tests/unit/test_udp \
-	tests/unit/test_pcapng tests/unit/test_capture
+	tests/unit/test_pcapng tests/unit/test_capture tests/unit/test_iphdr \
+	tests/unit/test_tmh tests/unit/test_classify
 # emu/, through libemucore
 CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_speed \
 	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
@@ -73,6 +74,9 @@ tests_unit_test_pcapng_LDADD = $(NET_LIBS) $(PCAP_LIBS)
 tests_unit_test_capture_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
 tests_unit_test_capture_LDADD = $(NET_LIBS) $(PCAP_LIBS)
 tests_unit_test_capture_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
+tests_unit_test_iphdr_LDADD = $(NET_LIBS)
+tests_unit_test_tmh_LDADD = $(NET_LIBS)
+tests_unit_test_classify_LDADD = $(NET_LIBS)
 
 tests_unit_test_log_LDADD = $(CORE_LIBS)
 # The trace writer's lines are checked with emuverbs plot's reader.
