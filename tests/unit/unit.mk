@@ -7,8 +7,7 @@
 check_LTLIBRARIES = libtestlib.la
 libtestlib_la_SOURCES = tests/unit/testlib.c tests/unit/testlib.h \
 	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h \
-	tests/unit/rc_pair.c tests/unit/rc_pair.h \
-	tests/unit/count_pair.c tests/unit/count_pair.h
+	tests/helpers/qp_pair.c tests/helpers/qp_pair.h
 libtestlib_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 WRAP_CALLOC = -Wl,--wrap=calloc
