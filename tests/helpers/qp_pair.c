@@ -11,7 +11,8 @@
 /* What the two presets share. */
 #define QP_CONN_BASE                                                      \
 	.port = 1, .access = QP_ACCESS_ALL, .qkey = 0x11111111,           \
-	.mtu = IBV_MTU_1024, .min_rnr_timer = 1, .rd_atomic = 4
+	.mtu = IBV_MTU_1024, .rd_atomic = 4, .min_rnr_timer = 1,          \
+	.dest_rd_atomic = 4
 
 const struct qp_conn qp_conn_default = {
 	QP_CONN_BASE, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
@@ -72,7 +73,7 @@ int qp_to_rtr(struct ibv_qp *qp, const struct qp_conn *c,
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = c->mtu,
-		.max_dest_rd_atomic = c->rd_atomic,
+		.max_dest_rd_atomic = c->dest_rd_atomic,
 		.min_rnr_timer = c->min_rnr_timer,
 		.ah_attr = {
 			.is_global = 1,

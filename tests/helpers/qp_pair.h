@@ -30,8 +30,9 @@ struct qp_conn {
 	uint8_t timeout;		/* RC requester: 4.096 us << timeout */
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
+	uint8_t rd_atomic;		/* max_rd_atomic: ours in flight */
 	uint8_t min_rnr_timer;		/* RC responder */
-	uint8_t rd_atomic;		/* max_rd_atomic, max_dest_rd_atomic */
+	uint8_t dest_rd_atomic;		/* max_dest_rd_atomic: the peer's */
 };
 
 /* Patient: a 67 ms ACK timeout, seven retries of each kind, four READs or

@@ -15,6 +15,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -22,6 +23,7 @@
 		IBV_ACCESS_REMOTE_READ)
 #define BUF_LEN (64 * 1024)
 #define MSG 64
+#define QKEY 0x1234
 
 /* ---- fixture ------------------------------------------------------------ */
 
@@ -101,71 +103,44 @@ static struct ibv_qp *make_qp(struct fx *f, enum ibv_qp_type type,
 	return qp;
 }
 
-static void to_init(struct ibv_qp *qp)
+/* How the tests bring QPs up; each RC pair says its rnr_retry. */
+static struct qp_conn conn(uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ACCESS,
-		.qkey = 0x1234,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	struct qp_conn c = qp_conn_default;
 
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	c.access = ACCESS;
+	c.qkey = QKEY;
+	c.psn = 0x100;
+	c.timeout = 10;
+	c.rnr_retry = rnr_retry;
+	c.rd_atomic = 1;
+	c.dest_rd_atomic = 1;
+	return c;
 }
 
-/* INIT -> RTR -> RTS towards dest at our own GID (RC, UC, XRC). */
+static void to_init(struct ibv_qp *qp)
+{
+	struct qp_conn c = conn(7);
+
+	ck_assert_int_eq(qp_to_init(qp, &c), 0);
+}
+
+/* RESET -> RTS towards dest at our own GID (RC, UC, XRC). */
 static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest,
 		       uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dest,
-		.rq_psn = 0x100,
-		.max_dest_rd_atomic = 1,
-		.min_rnr_timer = 1,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = { .dgid = f->gid, .hop_limit = 1 },
-			.port_num = 1,
-		},
-	};
-	bool rc = qp->qp_type == IBV_QPT_RC ||
-		  qp->qp_type == IBV_QPT_XRC_SEND;
-	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	struct qp_peer peer = { .qpn = dest, .psn = 0x100, .gid = f->gid };
+	struct qp_conn c = conn(rnr_retry);
 
-	to_init(qp);
-	if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_XRC_RECV)
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 10;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 1;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (rc)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	if (qp->qp_type == IBV_QPT_XRC_RECV)
-		mask |= IBV_QP_TIMEOUT;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(qp_connect(qp, &c, &peer), 0);
 }
 
 static void ud_ready(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	struct qp_conn c = conn(7);
 
-	to_init(qp);
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	a.qp_state = IBV_QPS_RTS;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
-			 0);
+	c.psn = 0;
+	ck_assert_int_eq(qp_connect(qp, &c, NULL), 0);
 }
 
 static int post_srq(struct fx *f, struct ibv_srq *srq, uint64_t id,
@@ -197,7 +172,7 @@ static void post_send(struct fx *f, struct ibv_qp *qp, uint64_t id,
 	if (ah) {
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = qpn;
-		wr.wr.ud.remote_qkey = 0x1234;
+		wr.wr.ud.remote_qkey = QKEY;
 	}
 	wr.qp_type.xrc.remote_srqn = srqn;
 	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);

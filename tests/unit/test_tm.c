@@ -92,6 +92,7 @@ static void fx_open(struct fx *f, bool traffic)
 	c.psn = 0x100;
 	c.timeout = 10;
 	c.rd_atomic = 1;
+	c.dest_rd_atomic = 1;
 	memset(f, 0, sizeof(*f));
 	f->ctx = open_default();
 	f->pd = ibv_alloc_pd(f->ctx);
