@@ -130,27 +130,20 @@ int qp_connect(struct ibv_qp *qp, const struct qp_conn *c,
 	return rc;
 }
 
-/* a with ca towards b with cb; b towards a. */
-static int connect_two(struct ibv_qp *a, const struct qp_conn *ca,
-		       struct ibv_qp *b, const struct qp_conn *cb)
+int qp_connect_pair(struct ibv_qp *a, struct ibv_qp *b,
+		    const struct qp_conn *c)
 {
 	struct qp_peer pa, pb;
 	int rc;
 
-	rc = qp_peer_of(a, ca, &pa);
+	rc = qp_peer_of(a, c, &pa);
 	if (!rc)
-		rc = qp_peer_of(b, cb, &pb);
+		rc = qp_peer_of(b, c, &pb);
 	if (!rc)
-		rc = qp_connect(a, ca, &pb);
+		rc = qp_connect(a, c, &pb);
 	if (!rc && b != a)
-		rc = qp_connect(b, cb, &pa);
+		rc = qp_connect(b, c, &pa);
 	return rc;
-}
-
-int qp_connect_pair(struct ibv_qp *a, struct ibv_qp *b,
-		    const struct qp_conn *c)
-{
-	return connect_two(a, c, b, c);
 }
 
 struct ibv_qp *qp_create(struct ibv_pd *pd, struct ibv_cq *cq,
@@ -194,27 +187,23 @@ int qp_pair_open_across(struct qp_pair *p, struct ibv_context *ctx[2],
 		.max_send_wr = 32, .max_recv_wr = 32,
 		.max_send_sge = 2, .max_recv_sge = 2,
 	};
-	struct qp_conn c[2];
+	const struct qp_conn *c;
 	struct ibv_qp_cap cap;
 	struct qp_peer peer[2];
-	int i, n, rc;
+	int i, rc = 0;
 
 	if (!o)
 		o = &none;
+	c = o->conn ? o->conn : &qp_conn_default;
 	memset(p, 0, sizeof(*p));
 	p->ctx = ctx[0];
 	p->pd = pd[0];
+	p->qkey = c->qkey;
 	cap = o->cap;
 	if (!cap.max_send_wr && !cap.max_recv_wr && !cap.max_send_sge &&
 	    !cap.max_recv_sge && !cap.max_inline_data)
 		cap = dflt_cap;
-	if (o->srq)
-		cap.max_recv_wr = cap.max_recv_sge = 0;
-	n = o->loopback ? 1 : 2;
-	for (i = 0; i < n; i++) {
-		c[i] = o->conn ? *o->conn : qp_conn_default;
-		if (o->port[i])
-			c[i].port = o->port[i];
+	for (i = 0; i < 2; i++) {
 		p->cq[i] = o->cq[i];
 		if (!p->cq[i]) {
 			p->cq[i] = ibv_create_cq(ctx[i], 64, NULL, NULL, 0);
@@ -223,26 +212,18 @@ int qp_pair_open_across(struct qp_pair *p, struct ibv_context *ctx[2],
 					    "ibv_create_cq", NULL);
 			p->made_cq[i] = true;
 		}
-		p->qp[i] = qp_create(pd[i], p->cq[i], o->srq,
+		p->qp[i] = qp_create(pd[i], p->cq[i], o->srq[i],
 				     o->type ? o->type : IBV_QPT_RC, &cap);
 		if (!p->qp[i])
 			return errno ? errno : EINVAL;
 	}
-	if (o->loopback) {
-		c[1] = c[0];
-		p->cq[1] = p->cq[0];
-		p->qp[1] = p->qp[0];
-	}
-	p->qkey = c[0].qkey;
-	rc = connect_two(p->qp[0], &c[0], p->qp[1], &c[1]);
+	rc = qp_connect_pair(p->qp[0], p->qp[1], c);
 	if (rc || p->qp[0]->qp_type != IBV_QPT_UD)
 		return rc;
 	for (i = 0; i < 2 && !rc; i++)
-		rc = qp_peer_of(p->qp[i], &c[i], &peer[i]);
-	for (i = 0; i < n && !rc; i++)
-		rc = make_ah(pd[i], &c[i], &peer[1 - i], &p->ah[i]);
-	if (o->loopback)
-		p->ah[1] = p->ah[0];
+		rc = qp_peer_of(p->qp[i], c, &peer[i]);
+	for (i = 0; i < 2 && !rc; i++)
+		rc = make_ah(pd[i], c, &peer[1 - i], &p->ah[i]);
 	return rc;
 }
 
@@ -257,21 +238,19 @@ int qp_pair_open(struct qp_pair *p, struct ibv_context *ctx,
 
 int qp_pair_close(struct qp_pair *p)
 {
-	int i, n = p->qp[1] == p->qp[0] ? 1 : 2;
-	int rc = 0;
+	int i, rc = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < 2; i++) {
 		if (p->ah[i] && !rc)
 			rc = said(ibv_destroy_ah(p->ah[i]), "ibv_destroy_ah",
 				  NULL);
 		if (p->qp[i] && !rc)
 			rc = said(ibv_destroy_qp(p->qp[i]), "ibv_destroy_qp",
 				  p->qp[i]);
-	}
-	for (i = 0; i < 2; i++)
 		if (p->made_cq[i] && !rc)
 			rc = said(ibv_destroy_cq(p->cq[i]), "ibv_destroy_cq",
 				  NULL);
+	}
 	memset(p, 0, sizeof(*p));
 	return rc;
 }

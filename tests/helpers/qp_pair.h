@@ -1,8 +1,7 @@
 /* Bringing QPs up for the tests: one QP's walk RESET -> INIT -> RTR -> RTS
  * towards a peer, with the attribute masks ibv_modify_qp(3) asks of each
- * type; two QPs made and connected to each other (one device or two, one
- * port or two, or one QP looped back to itself); posting one request or
- * receive. Check-free, so that the integration programs use it too: every
+ * type; two QPs made and connected to each other (on one device or two,
+ * or one QP looped back to itself); posting one request or receive. Check-free, so that the integration programs use it too: every
  * function answers 0 or an errno and names the step that failed on
  * stderr; the tests assert on the answer. */
 #ifndef EMU_TEST_QP_PAIR_H
@@ -82,17 +81,15 @@ struct qp_pair_opts {
 	enum ibv_qp_type type;		/* 0: RC */
 	struct ibv_qp_cap cap;		/* all 0: 32 WRs, 2 SGEs each way */
 	struct ibv_cq *cq[2];		/* qp[i]'s CQ, else one of 64 made */
-	struct ibv_srq *srq;		/* both receive through it */
-	bool loopback;			/* one QP connected to itself */
+	struct ibv_srq *srq[2];		/* qp[i] receives through srq[i] */
 	const struct qp_conn *conn;	/* NULL: qp_conn_default */
-	uint8_t port[2];		/* qp[i]'s port when not 0 */
 };
 
 struct qp_pair {
 	struct ibv_context *ctx;	/* qp[0]'s */
 	struct ibv_pd *pd;		/* qp[0]'s */
 	struct ibv_cq *cq[2];		/* qp[i]'s send and receive CQ */
-	struct ibv_qp *qp[2];		/* qp[0] <-> qp[1]; loopback: equal */
+	struct ibv_qp *qp[2];		/* qp[0] <-> qp[1] */
 	struct ibv_ah *ah[2];		/* UD: qp[i]'s towards qp[1 - i] */
 	uint32_t qkey;			/* UD: the Q_Key both were given */
 	bool made_cq[2];
@@ -104,8 +101,7 @@ struct qp_pair {
 int qp_pair_open(struct qp_pair *p, struct ibv_context *ctx,
 		 struct ibv_pd *pd, const struct qp_pair_opts *o);
 
-/* The same with qp[i] on pd[i] of ctx[i]: two devices of one process, or
- * (with o->port) two ports of one. */
+/* The same with qp[i] on pd[i] of ctx[i]: two devices of one process. */
 int qp_pair_open_across(struct qp_pair *p, struct ibv_context *ctx[2],
 			struct ibv_pd *pd[2], const struct qp_pair_opts *o);
 
