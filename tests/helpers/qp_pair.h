@@ -1,9 +1,10 @@
 /* Bringing QPs up for the tests: one QP's walk RESET -> INIT -> RTR -> RTS
  * towards a peer, with the attribute masks ibv_modify_qp(3) asks of each
  * type; two QPs made and connected to each other (on one device or two,
- * or one QP looped back to itself); posting one request or receive. Check-free, so that the integration programs use it too: every
- * function answers 0 or an errno and names the step that failed on
- * stderr; the tests assert on the answer. */
+ * or one QP looped back to itself); posting one request or receive.
+ * Check-free, so that the integration programs use it too: every function
+ * answers 0 or an errno and names the step that failed on stderr; the
+ * tests assert on the answer. */
 #ifndef EMU_TEST_QP_PAIR_H
 #define EMU_TEST_QP_PAIR_H
 
@@ -35,7 +36,8 @@ struct qp_conn {
 };
 
 /* Patient: a 67 ms ACK timeout, seven retries of each kind, four READs or
- * atomics in flight, MTU 1024, every remote right, PSN 0. */
+ * atomics in flight each way, MTU 1024, every remote right, PSN 0, Q_Key
+ * 0x11111111, port 1 and GID index 0. */
 extern const struct qp_conn qp_conn_default;
 
 /* The same with a 16.8 ms ACK timeout and one retry of each kind: tests
