@@ -96,9 +96,10 @@ TESTS += tests/integration/mad_tshark.sh
 EXTRA_DIST += tests/integration/mad_tshark.sh tests/integration/mad_tshark.py
 
 # A thousand RC QPs x 128 WRITEs of 4 KiB between two processes, every
-# byte verified at the target.
+# byte verified at the target; the QPs come up through the tests' helper.
 check_PROGRAMS += tests/integration/many_qps
-tests_integration_many_qps_SOURCES = tests/integration/many_qps.c
+tests_integration_many_qps_SOURCES = tests/integration/many_qps.c \
+	tests/helpers/qp_pair.c tests/helpers/qp_pair.h
 tests_integration_many_qps_LDADD = libibverbs.la
 
 # The capture and the event trace (a list of their own): pingpongs

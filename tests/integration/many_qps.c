@@ -16,6 +16,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "tests/helpers/qp_pair.h"
+
 #define SLOT		4096u
 #define TAG		8u
 #define BODY		(SLOT - TAG)
@@ -40,6 +42,20 @@ struct host {
 };
 
 static unsigned int nqp = 1000, depth = 128;
+
+/* QP i of either side, brought up: WRITEs only, MTU 4096, PSN i. */
+static struct qp_conn conn(uint32_t i)
+{
+	struct qp_conn c = qp_conn_default;
+
+	c.access = IBV_ACCESS_REMOTE_WRITE;
+	c.mtu = IBV_MTU_4096;
+	c.psn = i;
+	c.rd_atomic = 0;
+	c.dest_rd_atomic = 0;
+	c.min_rnr_timer = 12;
+	return c;
+}
 
 static int fail(const struct host *h, const char *what)
 {
@@ -80,11 +96,7 @@ static int open_host(struct host *h)
 			 .max_send_sge = 2, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
+	struct qp_conn c;
 	unsigned int i;
 
 	if (!list || !list[0])
@@ -108,9 +120,9 @@ static int open_host(struct host *h)
 		h->qp[i] = ibv_create_qp(h->pd, &ia);
 		if (!h->qp[i])
 			return fail(h, "ibv_create_qp");
-		if (ibv_modify_qp(h->qp[i], &a, IBV_QP_STATE |
-				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS))
+		c = conn(i);
+		errno = qp_to_init(h->qp[i], &c);
+		if (errno)
 			return fail(h, "INIT");
 		h->qpn[i] = h->qp[i]->qp_num;
 	}
@@ -121,7 +133,6 @@ static int open_host(struct host *h)
 /* Both sides tell each other their info and QP numbers, then connect. */
 static int exchange_and_connect(struct host *h)
 {
-	struct ibv_qp_attr a;
 	unsigned int i;
 
 	if (xfer(h->sock, &h->me, sizeof(h->me), 1) ||
@@ -130,30 +141,16 @@ static int exchange_and_connect(struct host *h)
 	    xfer(h->sock, h->peer_qpn, nqp * sizeof(*h->peer_qpn), 0))
 		return fail(h, "exchange");
 	for (i = 0; i < nqp; i++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_4096;
-		a.dest_qp_num = h->peer_qpn[i];
-		a.rq_psn = i;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = h->peer.gid;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(h->qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
+		struct qp_peer peer = {
+			.qpn = h->peer_qpn[i], .psn = i, .gid = h->peer.gid,
+		};
+		struct qp_conn c = conn(i);
+
+		errno = qp_to_rtr(h->qp[i], &c, &peer);
+		if (errno)
 			return fail(h, "RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = i;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		if (ibv_modify_qp(h->qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		errno = qp_to_rts(h->qp[i], &c);
+		if (errno)
 			return fail(h, "RTS");
 	}
 	return 0;

@@ -12,7 +12,7 @@
 #include "emu/transport/budget.h"
 #include "emu/device/device.h"
 #include "emu/transport/transport.h"
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -46,9 +46,11 @@ static void set_budget(struct ibv_context *ctx, uint32_t total)
  * machine may still miss an ACK deadline now and then, hence the margin
  * of two.
  */
+static const struct qp_pair_opts acked = { .conn = &qp_conn_fail_fast };
+
 static void long_writes(unsigned int npairs)
 {
-	struct rc_pair p[PAIRS];
+	struct qp_pair p[PAIRS];
 	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
@@ -66,16 +68,14 @@ static void long_writes(unsigned int npairs)
 	mr = ibv_reg_mr(pd, buf, 2ul * npairs * MSG_LEN,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	ck_assert_ptr_nonnull(mr);
-	for (i = 0; i < npairs; i++) {
-		memset(&p[i], 0, sizeof(p[i]));
-		rc_pair_open(&p[i], ctx, pd, IBV_QPT_RC);
-	}
+	for (i = 0; i < npairs; i++)
+		ck_assert_int_eq(qp_pair_open(&p[i], ctx, pd, &acked), 0);
 	set_budget(ctx, 24);
 	for (i = 0; i < npairs; i++) {
 		uint8_t *src = buf + (size_t)i * MSG_LEN;
 		uint8_t *dst = buf + (size_t)(npairs + i) * MSG_LEN;
 
-		ck_assert_int_eq(rc_post(p[i].qp[0], IBV_WR_RDMA_WRITE, i, src,
+		ck_assert_int_eq(qp_post(p[i].qp[0], IBV_WR_RDMA_WRITE, i, src,
 					 MSG_LEN, mr->lkey, (uintptr_t)dst,
 					 mr->rkey), 0);
 	}
@@ -88,7 +88,7 @@ static void long_writes(unsigned int npairs)
 				(size_t)npairs * MSG_LEN), 0);
 	ck_assert_uint_le(port_counter(ctx, "local_ack_timeout_err"), 2);
 	for (i = 0; i < npairs; i++)
-		rc_pair_close(&p[i]);
+		ck_assert_int_eq(qp_pair_close(&p[i]), 0);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
@@ -113,7 +113,7 @@ START_TEST(t_resumed_from_outside)
 	struct ibv_mr *mr[2];
 	struct ibv_pd *pd[2];
 	uint8_t *buf[2];
-	struct rc_pair p;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	double t0, took;
 	unsigned int i, n;
@@ -130,15 +130,14 @@ START_TEST(t_resumed_from_outside)
 					   IBV_ACCESS_REMOTE_WRITE);
 		ck_assert_ptr_nonnull(mr[i]);
 	}
-	memset(&p, 0, sizeof(p));
-	rc_pair_open_across(&p, ctx, pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open_across(&p, ctx, pd, &acked), 0);
 	set_budget(ctx[0], 24);
 	t0 = now_ms();
 	for (i = 0; i < 64; i++) {
 		size_t off = (size_t)(i % 16) * 65536;
 
 		/* Two rounds of 32, the send queue's depth. */
-		ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, i,
+		ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, i,
 					 buf[0] + off, 65536, mr[0]->lkey,
 					 (uintptr_t)buf[1] + off,
 					 mr[1]->rkey), 0);
@@ -151,7 +150,7 @@ START_TEST(t_resumed_from_outside)
 	}
 	took = now_ms() - t0;
 	ck_assert_msg(took < 1000 * emu_test_slack(), "64 x 64 KiB took %.0f ms", took);
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	for (i = 0; i < 2; i++) {
 		ck_assert_int_eq(ibv_dereg_mr(mr[i]), 0);
 		ck_assert_int_eq(ibv_dealloc_pd(pd[i]), 0);

@@ -16,6 +16,7 @@
 
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -68,7 +69,8 @@ static void fx_open(struct fx *f)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
-	struct ibv_qp_attr a;
+	struct qp_conn c = qp_conn_default;
+	struct qp_peer peer;
 	union ibv_gid gid;
 
 	memset(f, 0, sizeof(*f));
@@ -88,44 +90,20 @@ static void fx_open(struct fx *f)
 	memcpy(&f->dev_addr, &gid.raw[12], 4);
 	f->peer = peer_socket(&f->peer_addr);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_READ;
-	ck_assert_int_eq(ibv_modify_qp(f->qp, &a, IBV_QP_STATE |
-				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = PEER_QPN;
-	a.rq_psn = 0x500;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	memcpy(&a.ah_attr.grh.dgid.raw[12], &f->peer_addr, 4);
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	ck_assert_int_eq(ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER), 0);
+	peer.qpn = PEER_QPN;
+	peer.psn = 0x500;
+	peer.gid = gid;
+	memcpy(&peer.gid.raw[12], &f->peer_addr, 4);
 	/* A retransmission timer of about a second, with no retries: a
 	 * READ left hanging ends in RETRY_EXC_ERR well after the 300 ms
 	 * a bad response gets to be reported in. */
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0xfffffe;		/* the PSNs wrap in the READs */
-	a.timeout = 18;
-	a.retry_cnt = 0;
-	a.rnr_retry = 0;
-	a.max_rd_atomic = 4;
-	ck_assert_int_eq(ibv_modify_qp(f->qp, &a, IBV_QP_STATE |
-				       IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	c.access = IBV_ACCESS_REMOTE_READ;
+	c.psn = 0xfffffe;		/* the PSNs wrap in the READs */
+	c.timeout = 18;
+	c.retry_cnt = 0;
+	c.rnr_retry = 0;
+	c.dest_rd_atomic = 1;
+	ck_assert_int_eq(qp_connect(f->qp, &c, &peer), 0);
 }
 
 static void fx_close(struct fx *f)

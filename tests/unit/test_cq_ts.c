@@ -8,7 +8,7 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -95,8 +95,9 @@ START_TEST(t_cq_completion_timestamps)
 {
 	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
-	struct rc_pair p = { 0 };
 	struct ibv_cq_ex *plain = make_cq(ctx, 0);
+	struct qp_pair_opts o = { 0 };
+	struct qp_pair p;
 	uint64_t raw0, wall0, raw1, wall1, ts[2], wc[2];
 	struct ibv_cq_ex *cqx[2];
 	char buf[64];
@@ -109,14 +110,14 @@ START_TEST(t_cq_completion_timestamps)
 	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(plain)), 0);
 	for (i = 0; i < 2; i++) {
 		cqx[i] = make_cq(ctx, TS_FLAGS);
-		p.cq[i] = ibv_cq_ex_to_cq(cqx[i]);
+		o.cq[i] = ibv_cq_ex_to_cq(cqx[i]);
 	}
-	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pd, &o), 0);
 
-	rc_recv(p.qp[1], 1, buf + 32, 32, mr->lkey);
+	ck_assert_int_eq(qp_recv(p.qp[1], 1, buf + 32, 32, mr->lkey), 0);
 	raw0 = ns(CLOCK_MONOTONIC_RAW);
 	wall0 = ns(CLOCK_REALTIME);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_SEND, 2, buf, 32, mr->lkey,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_SEND, 2, buf, 32, mr->lkey,
 				 0, 0), 0);
 	for (i = 0; i < 2; i++) {
 		struct ibv_cq_ex *cq = cqx[i];
@@ -135,7 +136,9 @@ START_TEST(t_cq_completion_timestamps)
 		ck_assert_uint_ge(wc[i], wall0);
 		ck_assert_uint_le(wc[i], wall1);
 	}
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx[i])), 0);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
@@ -147,7 +150,8 @@ START_TEST(t_cq_timestamps_survive_resize)
 {
 	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
-	struct rc_pair p = { 0 };
+	struct qp_pair_opts o = { 0 };
+	struct qp_pair p;
 	char buf[64];
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
 				       IBV_ACCESS_LOCAL_WRITE);
@@ -156,13 +160,13 @@ START_TEST(t_cq_timestamps_survive_resize)
 	struct ibv_wc wc;
 
 	cq = make_cq(ctx, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP);
-	p.cq[0] = ibv_cq_ex_to_cq(cq);
-	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
-	rc_recv(p.qp[1], 1, buf, 8, mr->lkey);
-	rc_recv(p.qp[1], 2, buf, 8, mr->lkey);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_SEND, 3, buf, 8, mr->lkey,
+	o.cq[0] = ibv_cq_ex_to_cq(cq);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pd, &o), 0);
+	ck_assert_int_eq(qp_recv(p.qp[1], 1, buf, 8, mr->lkey), 0);
+	ck_assert_int_eq(qp_recv(p.qp[1], 2, buf, 8, mr->lkey), 0);
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_SEND, 3, buf, 8, mr->lkey,
 				 0, 0), 0);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_SEND, 4, buf, 8, mr->lkey,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_SEND, 4, buf, 8, mr->lkey,
 				 0, 0), 0);
 	wait_wc(p.cq[1], &wc, 5000);
 	wait_wc(p.cq[1], &wc, 5000);
@@ -176,7 +180,8 @@ START_TEST(t_cq_timestamps_survive_resize)
 	ibv_end_poll(cq);
 	ck_assert_uint_ne(first, 0);
 	ck_assert_uint_ge(second, first);
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);

@@ -11,7 +11,7 @@
 
 #include "emu/observe/counters.h"
 #include "emu/observe/ctl.h"
-#include "tests/unit/count_pair.h"
+#include "tests/unit/verbs_fixture.h"
 #include "tests/unit/testlib.h"
 
 static struct emu_ctl_out o;
@@ -66,11 +66,11 @@ static void refused(const char *req, const char *why)
 START_TEST(t_stats)
 {
 	char head[64], req[64];
-	struct count_pair p;
+	struct traffic t;
 	unsigned int i;
 
-	count_pair_open(&p);
-	count_pair_send(&p, 3000, 5);
+	traffic_open(&t);
+	traffic_send(&t, 3000, 5);
 	run("stats");
 	ck_assert(!o.failed);
 	ck_assert_int_eq(strncmp(o.buf, "time_ns ", 8), 0);
@@ -78,7 +78,7 @@ START_TEST(t_stats)
 	/* 3 packets of 1024, 1024 and 952 bytes a message, each with the 16
 	 * bytes of BTH and ICRC; an ACK of 20 bytes each. */
 	snprintf(head, sizeof(head), "qp %u port emu0/1 type RC state RTS",
-		 p.a->qp_num);
+		 t.p.qp[0]->qp_num);
 	ck_assert_uint_eq(value(head, "sent_pkts"), 15);
 	ck_assert_uint_eq(value(head, "tx_send_pkts"), 15);
 	ck_assert_uint_eq(value(head, "rdma_tx_bytes"), 5 * (2 * 1040 + 968));
@@ -87,7 +87,7 @@ START_TEST(t_stats)
 	ck_assert_uint_eq(value(head, "rdma_sends"), 5);
 	ck_assert_uint_eq(value(head, "rdma_recvs"), 0);
 	snprintf(head, sizeof(head), "qp %u port emu0/1 type RC state RTS",
-		 p.b->qp_num);
+		 t.p.qp[1]->qp_num);
 	ck_assert_uint_eq(value(head, "tx_ack_pkts"), 5);
 	ck_assert_uint_eq(value(head, "rdma_tx_bytes"), 5 * 20);
 	ck_assert_uint_eq(value(head, "rx_send_pkts"), 15);
@@ -98,39 +98,39 @@ START_TEST(t_stats)
 	ck_assert_uint_eq(value("port emu0/1", "rx_delivered"), 20);
 	ck_assert_uint_eq(value("port emu0/1", "tx_wire_pkts"), 20);
 	/* A QP has no counters of the port's own. */
-	snprintf(head, sizeof(head), "qp %u ", p.a->qp_num);
+	snprintf(head, sizeof(head), "qp %u ", t.p.qp[0]->qp_num);
 	for (i = 0; i < emu_cnt_nnames; i++)
 		if (!emu_cnt_names[i].port_only)
 			value(head, emu_cnt_names[i].name);
 
 	/* One QP: its section alone, by number in decimal or hex. */
-	snprintf(req, sizeof(req), "stats emu0/1 qp 0x%x", p.b->qp_num);
+	snprintf(req, sizeof(req), "stats emu0/1 qp 0x%x", t.p.qp[1]->qp_num);
 	run(req);
 	ck_assert(!o.failed);
 	ck_assert_ptr_null(strstr(o.buf, "\nport "));
-	snprintf(head, sizeof(head), "qp %u ", p.a->qp_num);
+	snprintf(head, sizeof(head), "qp %u ", t.p.qp[0]->qp_num);
 	ck_assert_ptr_null(strstr(o.buf, head));
-	snprintf(head, sizeof(head), "qp %u ", p.b->qp_num);
+	snprintf(head, sizeof(head), "qp %u ", t.p.qp[1]->qp_num);
 	ck_assert_uint_eq(value(head, "rx_send_pkts"), 15);
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 
 START_TEST(t_json)
 {
 	char want[64], req[64];
-	struct count_pair p;
+	struct traffic t;
 	int depth = 0;
 	const char *c;
 
-	count_pair_open(&p);
-	count_pair_send(&p, 100, 2);
+	traffic_open(&t);
+	traffic_send(&t, 100, 2);
 	run("stats json");
 	ck_assert(!o.failed);
 	ck_assert_int_eq(strncmp(o.buf, "{\"time_ns\":", 11), 0);
 	ck_assert_ptr_nonnull(strstr(o.buf, "\"port\":\"emu0/1\""));
 	snprintf(want, sizeof(want), "{\"qpn\":%u,\"port\":\"emu0/1\","
-		 "\"type\":\"RC\",\"state\":\"RTS\"", p.a->qp_num);
+		 "\"type\":\"RC\",\"state\":\"RTS\"", t.p.qp[0]->qp_num);
 	ck_assert_ptr_nonnull(strstr(o.buf, want));
 	ck_assert_ptr_nonnull(strstr(o.buf, "\"sent_pkts\":"));
 	/* One object, balanced, on one line. */
@@ -142,39 +142,39 @@ START_TEST(t_json)
 	}
 	ck_assert_int_eq(depth, 0);
 	ck_assert_str_eq(c, "}\n");
-	snprintf(req, sizeof(req), "stats json qp %u", p.a->qp_num);
+	snprintf(req, sizeof(req), "stats json qp %u", t.p.qp[0]->qp_num);
 	run(req);
 	ck_assert_ptr_nonnull(strstr(o.buf, "\"ports\":[],\"qps\":[{"));
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 
 START_TEST(t_qps)
 {
 	char want[128];
-	struct count_pair p;
+	struct traffic t;
 
-	count_pair_open(&p);
-	count_pair_send(&p, 100, 3);
+	traffic_open(&t);
+	traffic_send(&t, 100, 3);
 	run("qps emu0");
 	ck_assert(!o.failed);
 	snprintf(want, sizeof(want), "\nqp %u port emu0/1 type RC state RTS "
-		 "peer ", p.a->qp_num);
+		 "peer ", t.p.qp[0]->qp_num);
 	ck_assert_msg(strstr(o.buf, want), "%s", o.buf);
 	snprintf(want, sizeof(want), " dqpn %u inflight 0 sent_pkts 3 "
 		 "rdma_tx_bytes 348 rcvd_pkts 3 rdma_rx_bytes 60 "
-		 "retransmits 0\n", p.b->qp_num);
+		 "retransmits 0\n", t.p.qp[1]->qp_num);
 	ck_assert_msg(strstr(o.buf, want), "%s", o.buf);
 	refused("qps json", "json: no such device open");
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 
 START_TEST(t_refusals)
 {
-	struct count_pair p;
+	struct traffic t;
 
-	count_pair_open(&p);
+	traffic_open(&t);
 	refused("stats 42", "42: not DEVICE[/PORT], qp QPN or json");
 	refused("stats bogus", "bogus: no such device open");
 	refused("stats qp", "qp: no QP number");
@@ -189,15 +189,15 @@ START_TEST(t_refusals)
 	refused("stats qp 77", "qp 77: no such QP on an open device");
 	refused("stats emu0/1 qp 77", "qp 77: no such QP on emu0/1");
 	refused("qps qp", "qp: no such device open");
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 
 START_TEST(t_oom)
 {
-	struct count_pair p;
+	struct traffic t;
 
-	count_pair_open(&p);
+	traffic_open(&t);
 	emu_test_fail_calloc(1);
 	run("stats");
 	ck_assert_int_eq(emu_test_alloc_armed(), 0);
@@ -210,7 +210,7 @@ START_TEST(t_oom)
 	/* And then it works. */
 	run("stats");
 	ck_assert(!o.failed);
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 

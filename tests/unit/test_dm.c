@@ -11,11 +11,11 @@
 
 #include "emu/device/device.h"
 #include "emu/objects/dm.h"
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
-#define DM_ACCESS (IBV_ACCESS_ZERO_BASED | RC_PAIR_ACCESS)
+#define DM_ACCESS (IBV_ACCESS_ZERO_BASED | QP_ACCESS_ALL)
 
 static struct ibv_dm *alloc(struct ibv_context *ctx, size_t len,
 			    uint32_t log_align, uint32_t comp_mask)
@@ -128,7 +128,7 @@ START_TEST(t_dm_reg_mr_rules)
 		ck_assert_int_eq(errno, e);                              \
 	} while (0)
 
-	REFUSED(pd, 0, 64, RC_PAIR_ACCESS, EINVAL);
+	REFUSED(pd, 0, 64, QP_ACCESS_ALL, EINVAL);
 	REFUSED(pd, 0, 64, DM_ACCESS | IBV_ACCESS_ON_DEMAND, EINVAL);
 	REFUSED(pd, 0, 64, DM_ACCESS | IBV_ACCESS_MW_BIND, EINVAL);
 	REFUSED(pd, 0, 64, IBV_ACCESS_ZERO_BASED | IBV_ACCESS_REMOTE_WRITE,
@@ -176,18 +176,19 @@ START_TEST(t_dm_traffic_zero_based)
 	struct ibv_mr *ma = ibv_reg_dm_mr(pd, da, 0, 256, DM_ACCESS);
 	/* b's region starts 64 bytes into its DM. */
 	struct ibv_mr *mb = ibv_reg_dm_mr(pd, db, 64, 128, DM_ACCESS);
-	struct rc_pair p = { 0 };
+	struct qp_pair p;
 	uint8_t msg[32], got[32];
 	struct ibv_wc wc;
 
 	ck_assert_ptr_nonnull(ma);
 	ck_assert_ptr_nonnull(mb);
-	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pd, NULL), 0);
 	memset(msg, 0xa5, sizeof(msg));
 	ck_assert_int_eq(ibv_memcpy_to_dm(da, 16, msg, sizeof(msg)), 0);
 
-	rc_recv(p.qp[1], 1, (void *)(uintptr_t)8, 32, mb->lkey);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_SEND, 2,
+	ck_assert_int_eq(qp_recv(p.qp[1], 1, (void *)(uintptr_t)8, 32,
+				 mb->lkey), 0);
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_SEND, 2,
 				 (void *)(uintptr_t)16, 32, ma->lkey, 0, 0),
 			 0);
 	wait_wc(p.cq[0], &wc, 5000);
@@ -198,14 +199,14 @@ START_TEST(t_dm_traffic_zero_based)
 	ck_assert_int_eq(memcmp(got, msg, 32), 0);
 
 	/* WRITE a's bytes to b's region offset 96, READ them back to a. */
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, 3,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, 3,
 				 (void *)(uintptr_t)16, 32, ma->lkey, 96,
 				 mb->rkey), 0);
 	wait_wc(p.cq[0], &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(ibv_memcpy_from_dm(got, db, 64 + 96, 32), 0);
 	ck_assert_int_eq(memcmp(got, msg, 32), 0);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_READ, 4,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_READ, 4,
 				 (void *)(uintptr_t)128, 32, ma->lkey, 96,
 				 mb->rkey), 0);
 	wait_wc(p.cq[0], &wc, 5000);
@@ -214,13 +215,13 @@ START_TEST(t_dm_traffic_zero_based)
 	ck_assert_int_eq(memcmp(got, msg, 32), 0);
 
 	/* The region ends at 128: the DM's bytes past it are not its. */
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, 5,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, 5,
 				 (void *)(uintptr_t)16, 32, ma->lkey, 112,
 				 mb->rkey), 0);
 	wait_wc(p.cq[0], &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
 
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	ck_assert_int_eq(ibv_dereg_mr(ma), 0);
 	ck_assert_int_eq(ibv_dereg_mr(mb), 0);
 	ck_assert_int_eq(ibv_free_dm(da), 0);

@@ -14,7 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/observe/ctl.h"
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -53,7 +53,7 @@ enum child_check {
 
 /* The child: every verb on what it inherited fails with EIO. It ends
  * with exit(), so that whatever runs at exit runs. */
-static void child(struct rc_pair *p, struct ibv_mr *smr, struct ibv_mr *bmr)
+static void child(struct qp_pair *p, struct ibv_mr *smr, struct ibv_mr *bmr)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = CHUNK,
 			       .lkey = smr->lkey };
@@ -146,7 +146,7 @@ START_TEST(t_child_cannot_use_parent_qp)
 	struct ibv_context *ctx;
 	struct ibv_mr *smr, *dmr, *bmr;
 	struct ibv_pd *pd;
-	struct rc_pair p = { 0 };
+	struct qp_pair p;
 	char ctl[600];
 	struct ibv_wc wc;
 	unsigned int i;
@@ -164,12 +164,12 @@ START_TEST(t_child_cannot_use_parent_qp)
 	memset(dst, 0, sizeof(dst));
 	memset(bait, 0, sizeof(bait));
 	smr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
-	dmr = ibv_reg_mr(pd, dst, sizeof(dst), RC_PAIR_ACCESS);
-	bmr = ibv_reg_mr(pd, bait, sizeof(bait), RC_PAIR_ACCESS);
+	dmr = ibv_reg_mr(pd, dst, sizeof(dst), QP_ACCESS_ALL);
+	bmr = ibv_reg_mr(pd, bait, sizeof(bait), QP_ACCESS_ALL);
 	ck_assert_ptr_nonnull(smr);
 	ck_assert_ptr_nonnull(dmr);
 	ck_assert_ptr_nonnull(bmr);
-	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pd, NULL), 0);
 	snprintf(ctl, sizeof(ctl), "%s", emu_ctl_path());
 	wait_counts_settle(ctx);
 
@@ -184,7 +184,7 @@ START_TEST(t_child_cannot_use_parent_qp)
 
 	/* The parent's own: each WRITE completes and lands. */
 	for (i = 0; i < NWRITES; i++) {
-		ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, i,
+		ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, i,
 					 src + i * CHUNK, CHUNK, smr->lkey,
 					 (uintptr_t)(dst + i * CHUNK),
 					 dmr->rkey), 0);
@@ -198,7 +198,7 @@ START_TEST(t_child_cannot_use_parent_qp)
 	wait_counts_settle(ctx);
 	ck_assert_int_eq(access(ctl, F_OK), 0);
 
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	ck_assert_int_eq(ibv_dereg_mr(bmr), 0);
 	ck_assert_int_eq(ibv_dereg_mr(dmr), 0);
 	ck_assert_int_eq(ibv_dereg_mr(smr), 0);

@@ -9,6 +9,7 @@
 #include <check.h>
 
 #include "emuverbs/gsi.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -61,25 +62,13 @@ static struct ibv_qp_init_attr ud_attr(struct fx *f)
 	return a;
 }
 
+/* RESET -> RTS with Q_Key qkey: 0 or ibv_modify_qp's errno. */
 static int to_rts(struct ibv_qp *qp, uint32_t qkey)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = qkey,
-	};
-	int rc;
+	struct qp_conn c = qp_conn_default;
 
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_QKEY);
-	if (rc)
-		return rc;
-	a.qp_state = IBV_QPS_RTR;
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE);
-	if (rc)
-		return rc;
-	a.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	c.qkey = qkey;
+	return qp_connect(qp, &c, NULL);
 }
 
 static void post_recv(struct fx *f, struct ibv_qp *qp, uint32_t off)

@@ -11,7 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/base/handle.h"
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -571,7 +571,7 @@ START_TEST(t_rereg_after_dereg)
 	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_mr *smr, *dmr;
-	struct rc_pair p = { 0 };
+	struct qp_pair p;
 	struct ibv_wc wc;
 	uint32_t rkey;
 	unsigned int i;
@@ -580,16 +580,16 @@ START_TEST(t_rereg_after_dereg)
 	memset(src, 0x5a, sizeof(src));
 	memset(dst, 0, sizeof(dst));
 	smr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
-	dmr = ibv_reg_mr(pd, dst, sizeof(dst), RC_PAIR_ACCESS);
+	dmr = ibv_reg_mr(pd, dst, sizeof(dst), QP_ACCESS_ALL);
 	ck_assert_ptr_nonnull(smr);
 	ck_assert_ptr_nonnull(dmr);
-	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pd, NULL), 0);
 	rkey = dmr->rkey;
 	ck_assert_int_eq(ibv_dereg_mr(dmr), 0);
 
 	errno = 0;
 	ck_assert_int_eq(ibv_rereg_mr(dmr, IBV_REREG_MR_CHANGE_ACCESS, NULL,
-				      NULL, 0, RC_PAIR_ACCESS),
+				      NULL, 0, QP_ACCESS_ALL),
 			 IBV_REREG_MR_ERR_INPUT);
 	ck_assert_int_eq(errno, ENOENT);
 	errno = 0;
@@ -598,7 +598,7 @@ START_TEST(t_rereg_after_dereg)
 			 IBV_REREG_MR_ERR_INPUT);
 	ck_assert_int_eq(errno, ENOENT);
 
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, 7, src,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, 7, src,
 				 sizeof(src), smr->lkey, (uintptr_t)dst, rkey),
 			 0);
 	wait_wc(p.cq[0], &wc, 5000);
@@ -607,7 +607,7 @@ START_TEST(t_rereg_after_dereg)
 	for (i = 0; i < sizeof(dst); i++)
 		ck_assert_uint_eq(dst[i], 0);
 
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	ck_assert_int_eq(ibv_dereg_mr(smr), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);

@@ -19,6 +19,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "cm/mad.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -99,13 +100,7 @@ static void fx_up(void)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_UD,
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		/* A controlled Q_Key in a send stands for the QP's own
-		 * (IBTA 10.2.4): the QP's own must be the GSI's. */
-		.qkey = MAD_GSI_QKEY,
-	};
+	struct qp_conn c = qp_conn_default;
 	struct ibv_ah_attr aa = {
 		.is_global = 1,
 		.port_num = 1,
@@ -126,14 +121,10 @@ static void fx_up(void)
 	qa.send_cq = qa.recv_cq = f.cq;
 	f.qp = ibv_create_qp(f.pd, &qa);
 	ck_assert_ptr_nonnull(f.qp);
-	ck_assert_int_eq(ibv_modify_qp(f.qp, &a, IBV_QP_STATE |
-				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_QKEY), 0);
-	a.qp_state = IBV_QPS_RTR;
-	ck_assert_int_eq(ibv_modify_qp(f.qp, &a, IBV_QP_STATE), 0);
-	a.qp_state = IBV_QPS_RTS;
-	ck_assert_int_eq(ibv_modify_qp(f.qp, &a, IBV_QP_STATE |
-				       IBV_QP_SQ_PSN), 0);
+	/* A controlled Q_Key in a send stands for the QP's own (IBTA
+	 * 10.2.4): the QP's own must be the GSI's. */
+	c.qkey = MAD_GSI_QKEY;
+	ck_assert_int_eq(qp_connect(f.qp, &c, NULL), 0);
 	ck_assert_int_eq(ibv_query_gid(f.ctx, 1, 0, &f.gid), 0);
 	aa.grh.dgid = f.gid;
 	f.ah = ibv_create_ah(f.pd, &aa);

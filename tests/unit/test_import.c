@@ -11,7 +11,7 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -82,9 +82,9 @@ START_TEST(t_import_pd_mr_traffic)
 	struct ibv_context *other = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx), *ipd;
 	uint8_t buf[128];
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), RC_PAIR_ACCESS);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), QP_ACCESS_ALL);
 	struct ibv_mr *imr;
-	struct rc_pair p = { 0 };
+	struct qp_pair p;
 	struct ibv_wc wc;
 
 	imp = import_of(ctx);
@@ -107,16 +107,16 @@ START_TEST(t_import_pd_mr_traffic)
 	ck_assert_ptr_null(ibv_import_mr(ipd, 0xfffffff0u));
 	ck_assert_int_eq(errno, ENOENT);
 
-	rc_pair_open(&p, imp2, ipd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, imp2, ipd, NULL), 0);
 	memset(buf, 0x42, 64);
 	memset(buf + 64, 0, 64);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, 1, buf, 64,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, 1, buf, 64,
 				 imr->lkey, (uintptr_t)buf + 64, imr->rkey),
 			 0);
 	wait_wc(p.cq[0], &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(buf[127], 0x42);
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 
 	/* No rereg of an import (rdma-core: not IBV_MR_TYPE_MR). */
 	errno = 0;
@@ -145,9 +145,9 @@ START_TEST(t_import_destroy_through_import)
 	struct ibv_context *ctx = open_default(), *imp;
 	struct ibv_pd *pd = ibv_alloc_pd(ctx), *ipd, *ipd2;
 	uint8_t buf[64];
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), RC_PAIR_ACCESS);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), QP_ACCESS_ALL);
 	struct ibv_mr *imr;
-	struct rc_pair p = { 0 };
+	struct qp_pair p;
 	uint32_t lkey = mr->lkey;
 	struct ibv_wc wc;
 
@@ -157,12 +157,12 @@ START_TEST(t_import_destroy_through_import)
 	imr = ibv_import_mr(ipd, mr->handle);
 	ck_assert_ptr_nonnull(imr);
 	ck_assert_int_eq(ibv_dereg_mr(imr), 0);	/* mr is gone with it */
-	rc_pair_open(&p, ctx, pd, IBV_QPT_RC);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_SEND, 1, buf, 8, lkey, 0, 0),
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pd, NULL), 0);
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_SEND, 1, buf, 8, lkey, 0, 0),
 			 0);
 	wait_wc(p.cq[0], &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_PROT_ERR);
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	/* Another import holds the PD: busy; then the last one takes it
 	 * (pd is gone with it). */
 	errno = 0;

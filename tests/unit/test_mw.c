@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -21,17 +22,12 @@
 #define WIN_OFF 256
 #define WIN_LEN 512
 
-/* A QP and its CQ; b's memory is one page between two PROT_NONE pages. */
-struct side {
-	struct ibv_qp *qp;
-	struct ibv_cq *cq;
-};
-
+/* p.qp[0] is a, p.qp[1] b; b's memory is one page between two PROT_NONE
+ * pages. */
 struct fx {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	union ibv_gid gid;
-	struct side a, b;
+	struct qp_pair p;
 	uint8_t *abuf;			/* a's local buffer */
 	struct ibv_mr *amr;
 	uint8_t *map, *mem;		/* b's guarded page */
@@ -39,76 +35,24 @@ struct fx {
 	struct ibv_mr *bmr;		/* over mem, rights as asked */
 };
 
-static void side_init(struct fx *f, struct side *s, enum ibv_qp_type type)
-{
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 2, .max_recv_sge = 2 },
-		.qp_type = type,
-	};
-
-	s->cq = ibv_create_cq(f->ctx, 64, NULL, NULL, 0);
-	ck_assert_ptr_nonnull(s->cq);
-	ia.send_cq = ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(f->pd, &ia);
-	ck_assert_ptr_nonnull(s->qp);
-}
-
-static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | ALL_REMOTE,
-	};
-
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE |
-				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x10;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = f->gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN |
-				       (qp->qp_type == IBV_QPT_RC ?
-					IBV_QP_MAX_DEST_RD_ATOMIC |
-					IBV_QP_MIN_RNR_TIMER : 0)), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x10;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				       (qp->qp_type == IBV_QPT_RC ?
-					IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					IBV_QP_RNR_RETRY |
-					IBV_QP_MAX_QP_RD_ATOMIC : 0)), 0);
-}
-
 /* a <-> b connected; b's page registered with mr_access. */
 static void fx_open(struct fx *f, enum ibv_qp_type type,
 		    unsigned int mr_access)
 {
+	struct qp_conn c = qp_conn_default;
+	struct qp_pair_opts o = {
+		.type = type,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+		.conn = &c,
+	};
+
+	c.psn = 0x10;
 	memset(f, 0, sizeof(*f));
 	f->ctx = open_default();
 	f->pd = ibv_alloc_pd(f->ctx);
 	ck_assert_ptr_nonnull(f->pd);
-	ck_assert_int_eq(ibv_query_gid(f->ctx, 1, 0, &f->gid), 0);
-	side_init(f, &f->a, type);
-	side_init(f, &f->b, type);
-	connect_qp(f, f->a.qp, f->b.qp->qp_num);
-	connect_qp(f, f->b.qp, f->a.qp->qp_num);
+	ck_assert_int_eq(qp_pair_open(&f->p, f->ctx, f->pd, &o), 0);
 
 	f->abuf = calloc(1, BUF_LEN);
 	ck_assert_ptr_nonnull(f->abuf);
@@ -128,12 +72,9 @@ static void fx_open(struct fx *f, enum ibv_qp_type type,
 
 static void fx_close(struct fx *f)
 {
-	ck_assert_int_eq(ibv_destroy_qp(f->a.qp), 0);
-	ck_assert_int_eq(ibv_destroy_qp(f->b.qp), 0);
+	ck_assert_int_eq(qp_pair_close(&f->p), 0);
 	ck_assert_int_eq(ibv_dereg_mr(f->amr), 0);
 	ck_assert_int_eq(ibv_dereg_mr(f->bmr), 0);
-	ck_assert_int_eq(ibv_destroy_cq(f->a.cq), 0);
-	ck_assert_int_eq(ibv_destroy_cq(f->b.cq), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(f->pd), 0);
 	ck_assert_int_eq(ibv_close_device(f->ctx), 0);
 	munmap(f->map, 3 * f->pg);
@@ -169,9 +110,9 @@ static enum ibv_wc_status bind1(struct fx *f, struct ibv_mw *mw,
 	uint32_t old = mw->rkey;
 	struct ibv_wc wc;
 
-	ck_assert_int_eq(ibv_bind_mw(f->b.qp, mw, &b), 0);
+	ck_assert_int_eq(ibv_bind_mw(f->p.qp[1], mw, &b), 0);
 	ck_assert_uint_eq(mw->rkey, ibv_inc_rkey(old));
-	wait_wc(f->b.cq, &wc, 3000);
+	wait_wc(f->p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 77);
 	if (wc.status == IBV_WC_SUCCESS)
 		ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
@@ -196,8 +137,8 @@ static enum ibv_wc_status bind2(struct fx *f, struct ibv_mw *mw,
 	wr.bind_mw.bind_info.addr = addr;
 	wr.bind_mw.bind_info.length = len;
 	wr.bind_mw.bind_info.mw_access_flags = access;
-	ck_assert_int_eq(ibv_post_send(f->b.qp, &wr, &bad), 0);
-	wait_wc(f->b.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f->p.qp[1], &wr, &bad), 0);
+	wait_wc(f->p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 78);
 	if (wc.status == IBV_WC_SUCCESS)
 		ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
@@ -228,8 +169,8 @@ static enum ibv_wc_status remote_op(struct fx *f, enum ibv_wr_opcode op,
 		wr.wr.rdma.remote_addr = raddr;
 		wr.wr.rdma.rkey = rkey;
 	}
-	ck_assert_int_eq(ibv_post_send(f->a.qp, &wr, &bad), 0);
-	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f->p.qp[0], &wr, &bad), 0);
+	wait_wc(f->p.cq[0], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 5);
 	return wc.status;
 }
@@ -329,11 +270,8 @@ START_TEST(t_post_errors)
 	struct ibv_mw_bind b = {
 		.bind_info = { .addr = 0, .length = 0 },
 	};
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_UD,
-	};
+	struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
 	struct ibv_qp *ud;
 	struct fx f;
 
@@ -344,50 +282,36 @@ START_TEST(t_post_errors)
 	ck_assert_ptr_nonnull(m2);
 	/* ibv_bind_mw is for type 1, the work request for type 2. */
 	b.bind_info.mr = f.bmr;
-	ck_assert_int_eq(ibv_bind_mw(f.b.qp, m2, &b), EINVAL);
+	ck_assert_int_eq(ibv_bind_mw(f.p.qp[1], m2, &b), EINVAL);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_BIND_MW;
 	wr.bind_mw.mw = m1;
 	wr.bind_mw.bind_info.mr = f.bmr;
 	wr.bind_mw.bind_info.length = 8;
 	wr.bind_mw.bind_info.addr = WIN_ADDR(&f);
-	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], &wr, &bad), EINVAL);
 	ck_assert_ptr_eq(bad, &wr);
 	wr.bind_mw.mw = NULL;
-	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], &wr, &bad), EINVAL);
 	/* Rights a window cannot have; no region for a length. */
 	wr.bind_mw.mw = m2;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
-	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], &wr, &bad), EINVAL);
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
 	wr.bind_mw.bind_info.mr = NULL;
-	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], &wr, &bad), EINVAL);
 	/* Type 1 windows are never zero-based (o10-36.2.2). */
 	b.bind_info.length = 8;
 	b.bind_info.addr = WIN_ADDR(&f);
 	b.bind_info.mw_access_flags = IBV_ACCESS_ZERO_BASED;
-	ck_assert_int_eq(ibv_bind_mw(f.b.qp, m1, &b), EINVAL);
+	ck_assert_int_eq(ibv_bind_mw(f.p.qp[1], m1, &b), EINVAL);
 	/* The mismatch of region and window PDs is the wrapper's EPERM. */
 
 	/* A UD QP has no binds or invalidations; UC no SEND_WITH_INV. The
 	 * UD QP is brought up: before RTS nothing posts at all. */
-	ia.send_cq = ia.recv_cq = f.a.cq;
-	ud = ibv_create_qp(f.pd, &ia);
+	ud = qp_create(f.pd, f.p.cq[0], NULL, IBV_QPT_UD, &cap);
 	ck_assert_ptr_nonnull(ud);
-	{
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 1,
-		};
-
-		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE |
-					       IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT | IBV_QP_QKEY), 0);
-		a.qp_state = IBV_QPS_RTR;
-		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE), 0);
-		a.qp_state = IBV_QPS_RTS;
-		ck_assert_int_eq(ibv_modify_qp(ud, &a, IBV_QP_STATE |
-					       IBV_QP_SQ_PSN), 0);
-	}
+	ck_assert_int_eq(qp_connect(ud, &qp_conn_default, NULL), 0);
 	wr.bind_mw.bind_info.mr = f.bmr;
 	ck_assert_int_eq(ibv_post_send(ud, &wr, &bad), EINVAL);
 	memset(&wr, 0, sizeof(wr));
@@ -401,7 +325,7 @@ START_TEST(t_post_errors)
 	fx_open(&f, IBV_QPT_UC, MR_BIND_ALL);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_SEND_WITH_INV;
-	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[0], &wr, &bad), EINVAL);
 	fx_close(&f);
 }
 END_TEST
@@ -600,8 +524,8 @@ START_TEST(t_type2_local_inv)
 
 	/* Invalidated by its QP: the key reaches nothing after. */
 	wr.invalidate_rkey = rkey;
-	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), 0);
-	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], &wr, &bad), 0);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_LOCAL_INV);
 	ck_assert_uint_eq(wc.wr_id, 9);
@@ -656,14 +580,15 @@ static void local_inv_refused(int what)
 			bw.bind_mw.bind_info.length = 8;
 			bw.bind_mw.bind_info.mw_access_flags =
 				IBV_ACCESS_REMOTE_READ;
-			ck_assert_int_eq(ibv_post_send(f.a.qp, &bw, &bad), 0);
-			wait_wc(f.a.cq, &wc, 3000);
+			ck_assert_int_eq(ibv_post_send(f.p.qp[0], &bw, &bad),
+					 0);
+			wait_wc(f.p.cq[0], &wc, 3000);
 			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		}
 		break;
 	}
-	ck_assert_int_eq(ibv_post_send(f.b.qp, &wr, &bad), 0);
-	wait_wc(f.b.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], &wr, &bad), 0);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
 	fx_close(&f);
@@ -704,8 +629,8 @@ START_TEST(t_type2_rules)
 		wr.bind_mw.bind_info.addr = WIN_ADDR(&f);
 		wr.bind_mw.bind_info.length = WIN_LEN;
 		wr.bind_mw.bind_info.mw_access_flags = ALL_REMOTE;
-		ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
-		wait_wc(f.a.cq, &wc, 3000);
+		ck_assert_int_eq(ibv_post_send(f.p.qp[0], &wr, &bad), 0);
+		wait_wc(f.p.cq[0], &wc, 3000);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	}
 	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), rkey,
@@ -782,7 +707,7 @@ START_TEST(t_send_with_inv)
 	sge.addr = (uintptr_t)f.mem;
 	sge.length = 3000;
 	sge.lkey = f.bmr->lkey;
-	ck_assert_int_eq(ibv_post_recv(f.b.qp, &rw, &rbad), 0);
+	ck_assert_int_eq(ibv_post_recv(f.p.qp[1], &rw, &rbad), 0);
 	/* A message of three packets: the IETH is on the last. */
 	ssge.addr = (uintptr_t)f.abuf;
 	ssge.length = 2500;
@@ -790,11 +715,11 @@ START_TEST(t_send_with_inv)
 	memset(f.abuf, 0x44, 2500);
 	wr.sg_list = &ssge;
 	wr.invalidate_rkey = rkey;
-	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
-	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[0], &wr, &bad), 0);
+	wait_wc(f.p.cq[0], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
@@ -827,12 +752,12 @@ START_TEST(t_send_with_inv_refused)
 	sge.addr = (uintptr_t)f.mem;
 	sge.length = 128;
 	sge.lkey = f.bmr->lkey;
-	ck_assert_int_eq(ibv_post_recv(f.b.qp, &rw, &rbad), 0);
+	ck_assert_int_eq(ibv_post_recv(f.p.qp[1], &rw, &rbad), 0);
 	wr.invalidate_rkey = f.bmr->rkey;
-	ck_assert_int_eq(ibv_post_send(f.a.qp, &wr, &bad), 0);
-	wait_wc(f.a.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[0], &wr, &bad), 0);
+	wait_wc(f.p.cq[0], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 30);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
 	/* The region is untouched by it and still registered. */
@@ -876,8 +801,8 @@ START_TEST(t_qp_ex)
 	struct fx f;
 
 	fx_open(&f, IBV_QPT_RC, MR_BIND_ALL);
-	ax = ibv_qp_to_qp_ex(f.a.qp);
-	bx = ibv_qp_to_qp_ex(f.b.qp);
+	ax = ibv_qp_to_qp_ex(f.p.qp[0]);
+	bx = ibv_qp_to_qp_ex(f.p.qp[1]);
 	ck_assert_ptr_nonnull(ax);
 	ck_assert_ptr_nonnull(bx);
 	m1 = ibv_alloc_mw(f.pd, IBV_MW_TYPE_2);
@@ -897,11 +822,11 @@ START_TEST(t_qp_ex)
 	bx->wr_id = 2;
 	ibv_wr_bind_mw(bx, m2, k2, &info);
 	ck_assert_int_eq(ibv_wr_complete(bx), 0);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
 	ck_assert_uint_eq(wc.wr_id, 1);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 2);
 	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), k1,
 				   8), IBV_WC_SUCCESS);
@@ -910,16 +835,16 @@ START_TEST(t_qp_ex)
 	sge.addr = (uintptr_t)f.mem;
 	sge.length = 64;
 	sge.lkey = f.bmr->lkey;
-	ck_assert_int_eq(ibv_post_recv(f.b.qp, &rw, &rbad), 0);
+	ck_assert_int_eq(ibv_post_recv(f.p.qp[1], &rw, &rbad), 0);
 	ibv_wr_start(ax);
 	ax->wr_id = 3;
 	ax->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_send_inv(ax, k1);
 	ibv_wr_set_sge(ax, f.amr->lkey, (uintptr_t)f.abuf, 16);
 	ck_assert_int_eq(ibv_wr_complete(ax), 0);
-	wait_wc(f.a.cq, &wc, 3000);
+	wait_wc(f.p.cq[0], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
 	ck_assert_uint_eq(wc.invalidated_rkey, k1);
@@ -927,7 +852,7 @@ START_TEST(t_qp_ex)
 	bx->wr_id = 4;
 	ibv_wr_local_inv(bx, k2);
 	ck_assert_int_eq(ibv_wr_complete(bx), 0);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_LOCAL_INV);
 	/* Both windows are gone from the region: it may be deregistered. */
@@ -952,8 +877,8 @@ static enum ibv_wc_status local_inv(struct fx *f, uint32_t key)
 	struct ibv_wc wc;
 
 	wr.invalidate_rkey = key;
-	ck_assert_int_eq(ibv_post_send(f->b.qp, &wr, &bad), 0);
-	wait_wc(f->b.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f->p.qp[1], &wr, &bad), 0);
+	wait_wc(f->p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 9);
 	return wc.status;
 }
@@ -977,13 +902,13 @@ static enum ibv_wc_status send_inv(struct fx *f, uint32_t key)
 	}, *bad = NULL;
 	struct ibv_wc wc;
 
-	ck_assert_int_eq(ibv_post_recv(f->b.qp, &rw, &rbad), 0);
+	ck_assert_int_eq(ibv_post_recv(f->p.qp[1], &rw, &rbad), 0);
 	wr.invalidate_rkey = key;
-	ck_assert_int_eq(ibv_post_send(f->a.qp, &wr, &bad), 0);
-	wait_wc(f->a.cq, &wc, 3000);
+	ck_assert_int_eq(ibv_post_send(f->p.qp[0], &wr, &bad), 0);
+	wait_wc(f->p.cq[0], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 31);
 	if (wc.status == IBV_WC_SUCCESS) {
-		wait_wc(f->b.cq, &wc, 3000);
+		wait_wc(f->p.cq[1], &wc, 3000);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		ck_assert(wc.wc_flags & IBV_WC_WITH_INV);
 		ck_assert_uint_eq(wc.invalidated_rkey, key);
@@ -1033,7 +958,7 @@ START_TEST(t_type2_bind_key_is_the_wr_key)
 				   16), IBV_WC_SUCCESS);
 	ck_assert_int_eq(send_inv(&f, k2), IBV_WC_SUCCESS);
 	/* Through ibv_wr_bind_mw: the same. */
-	bx = ibv_qp_to_qp_ex(f.b.qp);
+	bx = ibv_qp_to_qp_ex(f.p.qp[1]);
 	ck_assert_ptr_nonnull(bx);
 	k3 = ibv_inc_rkey(k2);
 	info.mr = f.bmr;
@@ -1043,7 +968,7 @@ START_TEST(t_type2_bind_key_is_the_wr_key)
 	bx->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_bind_mw(bx, mw, k3, &info);
 	ck_assert_int_eq(ibv_wr_complete(bx), 0);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(mw->rkey, alloc_key);
 	ck_assert_int_eq(remote_op(&f, IBV_WR_RDMA_WRITE, WIN_ADDR(&f), k3,
@@ -1129,16 +1054,16 @@ START_TEST(t_ordering)
 	wr[1].bind_mw.bind_info.mw_access_flags = ALL_REMOTE;
 	wr[2].opcode = IBV_WR_LOCAL_INV;
 	wr[2].invalidate_rkey = rkey;
-	ck_assert_int_eq(ibv_post_send(f.b.qp, wr, &bad), 0);
+	ck_assert_int_eq(ibv_post_send(f.p.qp[1], wr, &bad), 0);
 	/* a's region has no remote read: the READ fails, so the bind and
 	 * the invalidation after it are flushed, in order. */
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 2);
 	ck_assert_int_ne(wc.status, IBV_WC_SUCCESS);
-	wait_wc(f.b.cq, &wc, 3000);
+	wait_wc(f.p.cq[1], &wc, 3000);
 	ck_assert_uint_eq(wc.wr_id, 3);
 	ck_assert_int_ne(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);

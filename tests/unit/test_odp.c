@@ -11,11 +11,11 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
-#define ODP_ACCESS (RC_PAIR_ACCESS | IBV_ACCESS_ON_DEMAND)
+#define ODP_ACCESS (QP_ACCESS_ALL | IBV_ACCESS_ON_DEMAND)
 
 static size_t pg(void)
 {
@@ -36,7 +36,7 @@ static uint8_t *map3(void)
 struct odp_fx {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct rc_pair p;
+	struct qp_pair p;
 };
 
 static void fx_open(struct odp_fx *f)
@@ -45,12 +45,12 @@ static void fx_open(struct odp_fx *f)
 	f->ctx = open_default();
 	f->pd = ibv_alloc_pd(f->ctx);
 	ck_assert_ptr_nonnull(f->pd);
-	rc_pair_open(&f->p, f->ctx, f->pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&f->p, f->ctx, f->pd, NULL), 0);
 }
 
 static void fx_close(struct odp_fx *f)
 {
-	rc_pair_close(&f->p);
+	ck_assert_int_eq(qp_pair_close(&f->p), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(f->pd), 0);
 	ck_assert_int_eq(ibv_close_device(f->ctx), 0);
 }
@@ -90,7 +90,7 @@ START_TEST(t_odp_reg_unmapped_range)
 
 	ck_assert_int_eq(munmap(m, 3 * pg()), 0);
 	errno = 0;
-	ck_assert_ptr_null(ibv_reg_mr(pd, m, 3 * pg(), RC_PAIR_ACCESS));
+	ck_assert_ptr_null(ibv_reg_mr(pd, m, 3 * pg(), QP_ACCESS_ALL));
 	ck_assert_int_eq(errno, EFAULT);
 	mr = ibv_reg_mr(pd, m, 3 * pg(), ODP_ACCESS);
 	ck_assert_ptr_nonnull(mr);
@@ -132,7 +132,7 @@ START_TEST(t_odp_rereg)
 	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	uint8_t *m = map3();
-	struct ibv_mr *mr = ibv_reg_mr(pd, m, pg(), RC_PAIR_ACCESS);
+	struct ibv_mr *mr = ibv_reg_mr(pd, m, pg(), QP_ACCESS_ALL);
 	struct ibv_mr *imp = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP_ACCESS);
 	uint32_t lkey;
 
@@ -147,7 +147,7 @@ START_TEST(t_odp_rereg)
 	lkey = imp->lkey;
 	errno = 0;
 	ck_assert_int_eq(ibv_rereg_mr(imp, IBV_REREG_MR_CHANGE_ACCESS, NULL,
-				      NULL, 0, RC_PAIR_ACCESS),
+				      NULL, 0, QP_ACCESS_ALL),
 			 IBV_REREG_MR_ERR_CMD);
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_uint_eq(imp->lkey, lkey);
@@ -180,8 +180,8 @@ START_TEST(t_odp_rc_traffic_faults_pages_in)
 	ck_assert_int_eq(vec[1] & 1, 0);
 
 	/* SEND a's zero page into b's second page. */
-	rc_recv(f.p.qp[1], 1, b + pg(), 100, mb->lkey);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, a, 100, ma->lkey,
+	ck_assert_int_eq(qp_recv(f.p.qp[1], 1, b + pg(), 100, mb->lkey), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 2, a, 100, ma->lkey,
 				 0, 0), 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_SUCCESS);
 	expect_status(f.p.cq[1], 1, IBV_WC_SUCCESS);
@@ -190,19 +190,19 @@ START_TEST(t_odp_rc_traffic_faults_pages_in)
 
 	/* WRITE, then READ it back into a's third page. */
 	memset(a, 0x5a, 64);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, a, 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, a, 64,
 				 ma->lkey, (uintptr_t)b + 2 * pg(), mb->rkey),
 			 0);
 	expect_status(f.p.cq[0], 3, IBV_WC_SUCCESS);
 	ck_assert_int_eq(b[2 * pg() + 63], 0x5a);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_READ, 4,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_READ, 4,
 				 a + 2 * pg(), 64, ma->lkey,
 				 (uintptr_t)b + 2 * pg(), mb->rkey), 0);
 	expect_status(f.p.cq[0], 4, IBV_WC_SUCCESS);
 	ck_assert_int_eq(memcmp(a + 2 * pg(), a, 64), 0);
 
 	/* Fetch-and-add 1 on b's (untouched) first word. */
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 5,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 5,
 				 a + 8, 8, ma->lkey, (uintptr_t)b, mb->rkey),
 			 0);
 	expect_status(f.p.cq[0], 5, IBV_WC_SUCCESS);
@@ -222,6 +222,7 @@ END_TEST
  * around it untouched, and the requester completes. */
 START_TEST(t_odp_uc_traffic)
 {
+	struct qp_pair_opts uc = { .type = IBV_QPT_UC };
 	struct odp_fx f;
 	uint8_t *a = map3(), *b = map3();
 	struct ibv_mr *ma, *mb;
@@ -229,21 +230,21 @@ START_TEST(t_odp_uc_traffic)
 	memset(&f, 0, sizeof(f));
 	f.ctx = open_default();
 	f.pd = ibv_alloc_pd(f.ctx);
-	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_UC);
+	ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, &uc), 0);
 	ma = ibv_reg_mr(f.pd, a, 3 * pg(), ODP_ACCESS);
 	mb = ibv_reg_mr(f.pd, b, 3 * pg(), ODP_ACCESS);
 	memset(a, 0x77, 64);
-	rc_recv(f.p.qp[1], 1, b + 8, 64, mb->lkey);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, a, 64, ma->lkey,
+	ck_assert_int_eq(qp_recv(f.p.qp[1], 1, b + 8, 64, mb->lkey), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 2, a, 64, ma->lkey,
 				 0, 0), 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_SUCCESS);
 	expect_status(f.p.cq[1], 1, IBV_WC_SUCCESS);
 	ck_assert_int_eq(b[71], 0x77);
 	ck_assert_int_eq(munmap(b + pg(), pg()), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, a, 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, a, 64,
 				 ma->lkey, (uintptr_t)b + pg(), mb->rkey), 0);
 	expect_status(f.p.cq[0], 3, IBV_WC_SUCCESS);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 4, a, 8,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 4, a, 8,
 				 ma->lkey, (uintptr_t)b + 2 * pg(), mb->rkey),
 			 0);
 	expect_status(f.p.cq[0], 4, IBV_WC_SUCCESS);
@@ -277,14 +278,14 @@ START_TEST(t_odp_implicit_traffic)
 	ck_assert_ptr_nonnull(mr);
 	memset(src, 0xc3, sizeof(src));
 	memset(dst, 0, sizeof(dst));
-	rc_recv(f.p.qp[1], 1, dst, sizeof(dst), mr->lkey);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, src, sizeof(src),
+	ck_assert_int_eq(qp_recv(f.p.qp[1], 1, dst, sizeof(dst), mr->lkey), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 2, src, sizeof(src),
 				 mr->lkey, 0, 0), 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_SUCCESS);
 	expect_status(f.p.cq[1], 1, IBV_WC_SUCCESS);
 	ck_assert_int_eq(memcmp(src, dst, sizeof(src)), 0);
 	memset(src, 0x3c, 16);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, src, 16,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3, src, 16,
 				 mr->lkey, (uintptr_t)dst + 100, mr->rkey), 0);
 	expect_status(f.p.cq[0], 3, IBV_WC_SUCCESS);
 	ck_assert_int_eq(dst[115], 0x3c);
@@ -307,7 +308,7 @@ START_TEST(t_odp_send_unmapped_loc_prot_err)
 	ma = ibv_reg_mr(f.pd, a, 3 * pg(), ODP_ACCESS);
 	ck_assert_ptr_nonnull(ma);
 	ck_assert_int_eq(munmap(a + pg(), pg()), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 1, a + pg(), 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 1, a + pg(), 64,
 				 ma->lkey, 0, 0), 0);
 	expect_status(f.p.cq[0], 1, IBV_WC_LOC_PROT_ERR);
 	ck_assert_int_eq(ibv_dereg_mr(ma), 0);
@@ -328,15 +329,15 @@ START_TEST(t_odp_remote_unmapped_rem_access_err)
 	ma = ibv_reg_mr(f.pd, a, 3 * pg(), ODP_ACCESS);
 	mb = ibv_reg_mr(f.pd, b, 3 * pg(), ODP_ACCESS);
 	ck_assert_int_eq(munmap(b + pg(), pg()), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 1, a, 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 1, a, 64,
 				 ma->lkey, (uintptr_t)b + pg() + 8, mb->rkey),
 			 0);
 	expect_status(f.p.cq[0], 1, IBV_WC_REM_ACCESS_ERR);
-	rc_pair_close(&f.p);
+	ck_assert_int_eq(qp_pair_close(&f.p), 0);
 
-	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, NULL), 0);
 	ck_assert_int_eq(mprotect(b + 2 * pg(), pg(), PROT_NONE), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_READ, 2, a, 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_READ, 2, a, 64,
 				 ma->lkey, (uintptr_t)b + 2 * pg(), mb->rkey),
 			 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_REM_ACCESS_ERR);
@@ -362,7 +363,7 @@ START_TEST(t_odp_atomic_readonly_rem_access_err)
 	mb = ibv_reg_mr(f.pd, b, 3 * pg(), ODP_ACCESS);
 	memcpy(b, &v, 8);
 	ck_assert_int_eq(mprotect(b, pg(), PROT_READ), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 1,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 1,
 				 a, 8, ma->lkey, (uintptr_t)b, mb->rkey), 0);
 	expect_status(f.p.cq[0], 1, IBV_WC_REM_ACCESS_ERR);
 	memcpy(&v, b, 8);
@@ -388,8 +389,8 @@ START_TEST(t_odp_recv_unmapped_loc_prot_err)
 	ma = ibv_reg_mr(f.pd, a, 3 * pg(), ODP_ACCESS);
 	mb = ibv_reg_mr(f.pd, b, 3 * pg(), ODP_ACCESS);
 	ck_assert_int_eq(munmap(b + pg(), pg()), 0);
-	rc_recv(f.p.qp[1], 1, b + pg(), 64, mb->lkey);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, a, 64, ma->lkey,
+	ck_assert_int_eq(qp_recv(f.p.qp[1], 1, b + pg(), 64, mb->lkey), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 2, a, 64, ma->lkey,
 				 0, 0), 0);
 	expect_status(f.p.cq[1], 1, IBV_WC_LOC_PROT_ERR);
 	expect_status(f.p.cq[0], 2, IBV_WC_REM_OP_ERR);
@@ -409,7 +410,7 @@ START_TEST(t_odp_implicit_null_page_loc_prot_err)
 
 	fx_open(&f);
 	mr = ibv_reg_mr(f.pd, NULL, SIZE_MAX, ODP_ACCESS);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 1, NULL, 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 1, NULL, 64,
 				 mr->lkey, 0, 0), 0);
 	expect_status(f.p.cq[0], 1, IBV_WC_LOC_PROT_ERR);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
@@ -482,7 +483,7 @@ START_TEST(t_advise_mr_errnos)
 	struct ibv_pd *pd = ibv_alloc_pd(ctx), *pd2 = ibv_alloc_pd(ctx);
 	uint8_t *m = map3();
 	struct ibv_mr *odp = ibv_reg_mr(pd, m, 3 * pg(), ODP_ACCESS);
-	struct ibv_mr *pinned = ibv_reg_mr(pd, m, pg(), RC_PAIR_ACCESS);
+	struct ibv_mr *pinned = ibv_reg_mr(pd, m, pg(), QP_ACCESS_ALL);
 	struct ibv_mr *ro = ibv_reg_mr(pd, m, pg(), IBV_ACCESS_ON_DEMAND |
 				       IBV_ACCESS_REMOTE_READ);
 	struct ibv_sge sge = {

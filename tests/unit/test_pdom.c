@@ -10,7 +10,7 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -165,10 +165,10 @@ START_TEST(t_parent_domain_stands_for_its_pd)
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_pd *pdom = parent(ctx, pd, NULL, NULL);
 	char a[64], b[64];
-	struct ibv_mr *on_pd = ibv_reg_mr(pd, a, sizeof(a), RC_PAIR_ACCESS);
+	struct ibv_mr *on_pd = ibv_reg_mr(pd, a, sizeof(a), QP_ACCESS_ALL);
 	struct ibv_mr *on_pdom = ibv_reg_mr(pdom, b, sizeof(b),
-					    RC_PAIR_ACCESS);
-	struct rc_pair p = { 0 };
+					    QP_ACCESS_ALL);
+	struct qp_pair p;
 	struct ibv_wc wc;
 
 	ck_assert_uint_eq(pdom->handle, pd->handle);
@@ -177,17 +177,17 @@ START_TEST(t_parent_domain_stands_for_its_pd)
 	ck_assert_ptr_eq(on_pdom->pd, pdom);
 	errno = 0;
 	ck_assert_int_eq(ibv_dealloc_pd(pd), EBUSY);
-	rc_pair_open(&p, ctx, pdom, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pdom, NULL), 0);
 	ck_assert_ptr_eq(p.qp[0]->pd, pdom);
 	memset(a, 7, sizeof(a));
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_RDMA_WRITE, 1, a, 64,
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_RDMA_WRITE, 1, a, 64,
 				 on_pd->lkey, (uintptr_t)b, on_pdom->rkey), 0);
 	wait_wc(p.cq[0], &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(b[63], 7);
 	/* QPs keep the parent domain busy. */
 	ck_assert_int_eq(ibv_dealloc_pd(pdom), EBUSY);
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	ck_assert_int_eq(ibv_dereg_mr(on_pd), 0);
 	ck_assert_int_eq(ibv_dereg_mr(on_pdom), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pdom), 0);
@@ -209,20 +209,21 @@ START_TEST(t_parent_domain_allocators_hold_rings)
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
 	struct ibv_srq_attr mod = { .max_wr = 64 };
 	struct ibv_cq_ex *cqx[2];
-	struct rc_pair p = { 0 };
+	struct qp_pair_opts o = { 0 };
+	struct qp_pair p;
 	struct ibv_srq *srq;
 	char buf[64];
 	struct ibv_mr *mr = ibv_reg_mr(pdom, buf, sizeof(buf),
-				       RC_PAIR_ACCESS);
+				       QP_ACCESS_ALL);
 	struct ibv_wc wc;
 	int i, cqs = 0, qps = 0, srqs = 0;
 
 	for (i = 0; i < 2; i++) {
 		cqx[i] = cq_on(ctx, pdom);
 		ck_assert_ptr_nonnull(cqx[i]);
-		p.cq[i] = ibv_cq_ex_to_cq(cqx[i]);
+		o.cq[i] = ibv_cq_ex_to_cq(cqx[i]);
 	}
-	rc_pair_open(&p, ctx, pdom, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&p, ctx, pdom, &o), 0);
 	srq = ibv_create_srq(pdom, &sa);
 	ck_assert_ptr_nonnull(srq);
 	ck_assert_ptr_eq(srq->pd, pdom);
@@ -240,8 +241,8 @@ START_TEST(t_parent_domain_allocators_hold_rings)
 	ck_assert_int_eq(bk.frees, 0);
 
 	/* Traffic through rings that started as 0xee garbage. */
-	rc_recv(p.qp[1], 1, buf + 32, 32, mr->lkey);
-	ck_assert_int_eq(rc_post(p.qp[0], IBV_WR_SEND, 2, buf, 32, mr->lkey,
+	ck_assert_int_eq(qp_recv(p.qp[1], 1, buf + 32, 32, mr->lkey), 0);
+	ck_assert_int_eq(qp_post(p.qp[0], IBV_WR_SEND, 2, buf, 32, mr->lkey,
 				 0, 0), 0);
 	wait_wc(p.cq[0], &wc, 5000);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
@@ -258,7 +259,9 @@ START_TEST(t_parent_domain_allocators_hold_rings)
 	ck_assert_int_eq(ibv_dealloc_pd(pdom), EBUSY);
 
 	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
-	rc_pair_close(&p);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(ibv_destroy_cq(o.cq[i]), 0);
 	ck_assert_int_eq(bk.frees, bk.allocs);
 	ck_assert_int_eq(bk.nlive, 0);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);

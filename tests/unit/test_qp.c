@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 #include <emuverbs/fault.h>
 #include <emuverbs/port.h>
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -82,58 +83,32 @@ static void side_fini(struct side *s)
 	free(s->buf);
 }
 
-static void to_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ALL_ACCESS,
-		.qkey = 0x11111111,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+/* The PSNs wrap during the tests. */
+#define PSN 0xfffff0
 
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+/* How the tests bring a QP up, with the retries they choose. */
+static struct qp_conn conn(uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
+			   enum ibv_mtu mtu)
+{
+	struct qp_conn c = qp_conn_default;
+
+	c.psn = PSN;
+	c.timeout = timeout;
+	c.retry_cnt = retry;
+	c.rnr_retry = rnr_retry;
+	c.mtu = mtu;
+	return c;
 }
 
-/* INIT -> RTR -> RTS towards dest_qpn at our own GID. */
+/* RESET -> RTS towards dest_qpn at our own GID. */
 static void connect_qp_mtu(struct fx *f, struct ibv_qp *qp, uint32_t dest_qpn,
 			   uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
 			   enum ibv_mtu mtu)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = mtu,
-		.dest_qp_num = dest_qpn,
-		.rq_psn = 0xfffff0,	/* the PSNs wrap during the tests */
-		.max_dest_rd_atomic = 4,
-		.min_rnr_timer = 1,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = { .dgid = f->gid, .sgid_index = 0,
-				 .hop_limit = 1 },
-			.port_num = 1,
-		},
-	};
-	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	struct qp_conn c = conn(timeout, retry, rnr_retry, mtu);
+	struct qp_peer peer = { .qpn = dest_qpn, .psn = PSN, .gid = f->gid };
 
-	to_init(qp);
-	if (qp->qp_type == IBV_QPT_RC)
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0xfffff0;
-	a.timeout = timeout;
-	a.retry_cnt = retry;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 4;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (qp->qp_type == IBV_QPT_RC)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(qp_connect(qp, &c, &peer), 0);
 }
 
 static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest_qpn,
@@ -143,16 +118,17 @@ static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest_qpn,
 		       IBV_MTU_1024);
 }
 
+static void to_init(struct ibv_qp *qp)
+{
+	ck_assert_int_eq(qp_to_init(qp, &qp_conn_default), 0);
+}
+
 static void ud_ready(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	struct qp_conn c = qp_conn_default;
 
-	to_init(qp);
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 7;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
-			 0);
+	c.psn = 7;
+	ck_assert_int_eq(qp_connect(qp, &c, NULL), 0);
 }
 
 static void fx_open(struct fx *f, enum ibv_qp_type type)
@@ -192,13 +168,7 @@ static void fill(uint8_t *p, size_t len, unsigned int seed)
 
 static void post_recv(struct side *s, uint64_t id, void *addr, uint32_t len)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)addr, .length = len, .lkey = s->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad = NULL;
-
-	ck_assert_int_eq(ibv_post_recv(s->qp, &wr, &bad), 0);
+	ck_assert_int_eq(qp_recv(s->qp, id, addr, len, s->mr->lkey), 0);
 }
 
 static int post_one(struct side *s, enum ibv_wr_opcode op, uint64_t id,
@@ -1155,6 +1125,7 @@ END_TEST
 START_TEST(t_flow_label_any)
 {
 	struct ibv_qp_init_attr init;
+	struct qp_conn c;
 	struct ibv_qp_attr a;
 	struct ibv_ah_attr aha;
 	struct ibv_ah *ah;
@@ -1182,17 +1153,8 @@ START_TEST(t_flow_label_any)
 				       IBV_QP_MIN_RNR_TIMER), 0);
 	ck_assert_int_eq(ibv_query_qp(f.a.qp, &a, IBV_QP_AV, &init), 0);
 	ck_assert_uint_eq(a.ah_attr.grh.flow_label, 0xfffff);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0xfffff0;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	ck_assert_int_eq(ibv_modify_qp(f.a.qp, &a, IBV_QP_STATE |
-				       IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	c = conn(14, 7, 7, IBV_MTU_1024);
+	ck_assert_int_eq(qp_to_rts(f.a.qp, &c), 0);
 	connect_qp(&f, f.b.qp, f.a.qp->qp_num, 14, 7, 7);
 	fill(f.a.buf, 100, 3);
 	post_recv(&f.b, 1, f.b.buf, BUF_LEN);
@@ -1222,6 +1184,8 @@ END_TEST
  * events never read do not hold it up. */
 START_TEST(t_async_events)
 {
+	struct qp_peer peer;
+	struct qp_conn c;
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 	struct ibv_async_event ev;
@@ -1231,28 +1195,11 @@ START_TEST(t_async_events)
 	/* b stays in RTR. */
 	fx_open(&f, IBV_QPT_RC);
 	connect_qp(&f, f.a.qp, f.b.qp->qp_num, 14, 7, 7);
-	{
-		struct ibv_qp_attr r = {
-			.qp_state = IBV_QPS_RTR,
-			.path_mtu = IBV_MTU_1024,
-			.dest_qp_num = f.a.qp->qp_num,
-			.rq_psn = 0xfffff0,
-			.max_dest_rd_atomic = 4,
-			.min_rnr_timer = 1,
-			.ah_attr = {
-				.is_global = 1,
-				.grh = { .dgid = f.gid, .hop_limit = 1 },
-				.port_num = 1,
-			},
-		};
-
-		to_init(f.b.qp);
-		ck_assert_int_eq(ibv_modify_qp(f.b.qp, &r, IBV_QP_STATE |
-				 IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				 IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MIN_RNR_TIMER), 0);
-	}
+	c = conn(14, 7, 7, IBV_MTU_1024);
+	peer = (struct qp_peer){ .qpn = f.a.qp->qp_num, .psn = PSN,
+				 .gid = f.gid };
+	ck_assert_int_eq(qp_to_init(f.b.qp, &c), 0);
+	ck_assert_int_eq(qp_to_rtr(f.b.qp, &c, &peer), 0);
 	post_recv(&f.b, 1, f.b.buf, 64);
 	ck_assert_int_eq(post_one(&f.a, IBV_WR_SEND, 1, f.a.buf, 10, 0, 0), 0);
 	wait_wc(f.b.cq, &wc, 3000);

@@ -17,6 +17,7 @@
 #include "emu/objects/qp.h"
 #include "emu/objects/qp_ex.h"
 #include "verbs/qp_ex.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -72,57 +73,20 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t ops,
 
 static void to_init(struct ibv_qp *p)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ACCESS,
-		.qkey = 0x11111111,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	mask |= p->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	ck_assert_int_eq(ibv_modify_qp(p, &a, mask), 0);
+	ck_assert_int_eq(qp_to_init(p, &qp_conn_default), 0);
 }
 
+/* INIT -> RTR towards dest_qpn at our own GID. */
 static void to_rtr(struct ibv_qp *p, uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dest_qpn,
-		.max_dest_rd_atomic = 4,
-		.min_rnr_timer = 1,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = { .dgid = gid, .hop_limit = 1 },
-			.port_num = 1,
-		},
-	};
-	int mask = IBV_QP_STATE;
+	struct qp_peer peer = { .qpn = dest_qpn, .gid = gid };
 
-	if (p->qp_type != IBV_QPT_UD)
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN;
-	if (p->qp_type == IBV_QPT_RC)
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	ck_assert_int_eq(ibv_modify_qp(p, &a, mask), 0);
+	ck_assert_int_eq(qp_to_rtr(p, &qp_conn_default, &peer), 0);
 }
 
 static void to_rts(struct ibv_qp *p)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS,
-		.timeout = 14,
-		.retry_cnt = 7,
-		.rnr_retry = 7,
-		.max_rd_atomic = 4,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-
-	if (p->qp_type == IBV_QPT_RC || p->qp_type == IBV_QPT_XRC_SEND)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	ck_assert_int_eq(ibv_modify_qp(p, &a, mask), 0);
+	ck_assert_int_eq(qp_to_rts(p, &qp_conn_default), 0);
 }
 
 /* RTS, then SQD before anything is posted: WQEs are taken and kept. */
@@ -130,9 +94,7 @@ static void park(struct ibv_qp *p)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD };
 
-	to_init(p);
-	to_rtr(p, p->qp_num);
-	to_rts(p);
+	ck_assert_int_eq(qp_connect_pair(p, p, &qp_conn_default), 0);
 	ck_assert_int_eq(ibv_modify_qp(p, &a, IBV_QP_STATE), 0);
 }
 
@@ -1045,12 +1007,7 @@ static void pair_setup(void)
 	fx_open();
 	qp = make_qp(IBV_QPT_RC, OPS_ALL, 16, 4, 64);
 	peer = make_qp(IBV_QPT_RC, OPS_ALL, 16, 4, 64);
-	to_init(qp);
-	to_init(peer);
-	to_rtr(qp, peer->qp_num);
-	to_rtr(peer, qp->qp_num);
-	to_rts(qp);
-	to_rts(peer);
+	ck_assert_int_eq(qp_connect_pair(qp, peer, &qp_conn_default), 0);
 	q = ibv_qp_to_qp_ex(qp);
 }
 

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -97,85 +98,55 @@ static void to_state(struct ibv_qp *qp, enum ibv_qp_state st)
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
 }
 
+/* The PSN both sides start from. */
+#define PSN 0x123
+
+/* How the tests bring QPs up; timeout and retry_cnt matter to RC only. */
+static struct qp_conn conn(uint8_t timeout, uint8_t retry)
+{
+	struct qp_conn c = qp_conn_default;
+
+	c.qkey = UD_QKEY;
+	c.psn = PSN;
+	c.timeout = timeout;
+	c.retry_cnt = retry;
+	return c;
+}
+
 static void to_init(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ALL_ACCESS,
-		.qkey = UD_QKEY,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	struct qp_conn c = conn(0, 0);
 
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(qp_to_init(qp, &c), 0);
 }
 
 /* INIT -> RTR towards dest_qpn at our own GID (RC, UC), or just RTR (UD). */
 static void to_rtr(struct fx *f, struct ibv_qp *qp, uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dest_qpn,
-		.rq_psn = 0x123,
-		.max_dest_rd_atomic = 4,
-		.min_rnr_timer = 1,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = { .dgid = f->gid, .hop_limit = 1 },
-			.port_num = 1,
-		},
-	};
-	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	struct qp_peer peer = { .qpn = dest_qpn, .psn = PSN, .gid = f->gid };
+	struct qp_conn c = conn(0, 0);
 
-	if (qp->qp_type == IBV_QPT_UD)
-		mask = IBV_QP_STATE;
-	else if (qp->qp_type == IBV_QPT_RC)
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(qp_to_rtr(qp, &c, &peer), 0);
 }
 
-/* RTR -> RTS; timeout and retry_cnt matter to RC only. */
 static void to_rts(struct ibv_qp *qp, uint8_t timeout, uint8_t retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS,
-		.sq_psn = 0x123,
-		.timeout = timeout,
-		.retry_cnt = retry,
-		.rnr_retry = 7,
-		.max_rd_atomic = 4,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	struct qp_conn c = conn(timeout, retry);
 
-	if (qp->qp_type == IBV_QPT_RC)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(qp_to_rts(qp, &c), 0);
 }
 
 /* a and b connected to each other and in RTS. */
 static void fx_connect(struct fx *f)
 {
-	to_init(f->a.qp);
-	to_init(f->b.qp);
-	to_rtr(f, f->a.qp, f->b.qp->qp_num);
-	to_rtr(f, f->b.qp, f->a.qp->qp_num);
-	to_rts(f->a.qp, 14, 7);
-	to_rts(f->b.qp, 14, 7);
+	struct qp_conn c = conn(14, 7);
+
+	ck_assert_int_eq(qp_connect_pair(f->a.qp, f->b.qp, &c), 0);
 }
 
 static void post_recv(struct side *s, uint64_t id, void *addr, uint32_t len)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)addr, .length = len, .lkey = s->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad = NULL;
-
-	ck_assert_int_eq(ibv_post_recv(s->qp, &wr, &bad), 0);
+	ck_assert_int_eq(qp_recv(s->qp, id, addr, len, s->mr->lkey), 0);
 }
 
 /* A signaled SEND of len bytes from the start of s's buffer. */

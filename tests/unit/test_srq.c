@@ -15,6 +15,7 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -22,6 +23,7 @@
 		IBV_ACCESS_REMOTE_READ)
 #define BUF_LEN (64 * 1024)
 #define MSG 64
+#define QKEY 0x1234
 
 /* ---- fixture ------------------------------------------------------------ */
 
@@ -101,71 +103,55 @@ static struct ibv_qp *make_qp(struct fx *f, enum ibv_qp_type type,
 	return qp;
 }
 
-static void to_init(struct ibv_qp *qp)
+/* How the tests bring QPs up; each RC pair says its rnr_retry. */
+static struct qp_conn conn(uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ACCESS,
-		.qkey = 0x1234,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	struct qp_conn c = qp_conn_default;
 
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	c.access = ACCESS;
+	c.qkey = QKEY;
+	c.psn = 0x100;
+	c.timeout = 10;
+	c.rnr_retry = rnr_retry;
+	c.rd_atomic = 1;
+	c.dest_rd_atomic = 1;
+	return c;
 }
 
-/* INIT -> RTR -> RTS towards dest at our own GID (RC, UC, XRC). */
+static void to_init(struct ibv_qp *qp)
+{
+	struct qp_conn c = conn(7);
+
+	ck_assert_int_eq(qp_to_init(qp, &c), 0);
+}
+
+/* RESET -> RTS towards dest at our own GID (RC, UC, XRC). */
 static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest,
 		       uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dest,
-		.rq_psn = 0x100,
-		.max_dest_rd_atomic = 1,
-		.min_rnr_timer = 1,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = { .dgid = f->gid, .hop_limit = 1 },
-			.port_num = 1,
-		},
-	};
-	bool rc = qp->qp_type == IBV_QPT_RC ||
-		  qp->qp_type == IBV_QPT_XRC_SEND;
-	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	struct qp_peer peer = { .qpn = dest, .psn = 0x100, .gid = f->gid };
+	struct qp_conn c = conn(rnr_retry);
 
-	to_init(qp);
-	if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_XRC_RECV)
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 10;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 1;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (rc)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	if (qp->qp_type == IBV_QPT_XRC_RECV)
-		mask |= IBV_QP_TIMEOUT;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, mask), 0);
+	ck_assert_int_eq(qp_connect(qp, &c, &peer), 0);
 }
 
-static void ud_ready(struct ibv_qp *qp)
+/* A pair of type t on f's CQ: p->qp[0] sends, p->qp[1] receives through
+ * f's SRQ; UD pairs also get an AH each way. */
+static void srq_pair(struct fx *f, struct qp_pair *p, enum ibv_qp_type t,
+		     uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	struct qp_conn c = conn(rnr_retry);
+	struct qp_pair_opts o = {
+		.type = t,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+		.cq = { f->cq, f->cq },
+		.srq = { NULL, f->srq },
+		.conn = &c,
+	};
 
-	to_init(qp);
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	a.qp_state = IBV_QPS_RTS;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
-			 0);
+	ck_assert_int_eq(qp_pair_open(p, f->ctx, f->pd, &o), 0);
+	ck_assert_ptr_eq(p->qp[1]->srq, f->srq);
 }
 
 static int post_srq(struct fx *f, struct ibv_srq *srq, uint64_t id,
@@ -197,7 +183,7 @@ static void post_send(struct fx *f, struct ibv_qp *qp, uint64_t id,
 	if (ah) {
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = qpn;
-		wr.wr.ud.remote_qkey = 0x1234;
+		wr.wr.ud.remote_qkey = QKEY;
 	}
 	wr.qp_type.xrc.remote_srqn = srqn;
 	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
@@ -491,13 +477,12 @@ END_TEST
  * the grown SRQ keeps its order too. */
 START_TEST(t_shared_order)
 {
-	struct ibv_qp *r[5], *s[5];
-	struct ibv_ah_attr aa = {
-		.is_global = 1,
-		.grh = { .hop_limit = 1 },
-		.port_num = 1,
+	static const enum ibv_qp_type type[5] = {
+		IBV_QPT_RC, IBV_QPT_RC, IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD,
 	};
+	struct ibv_qp *r[5], *s[5];
 	struct ibv_srq_attr sa = { .max_wr = 64 };
+	struct qp_pair p[5];
 	struct ibv_ah *ah;
 	struct ibv_wc wc;
 	struct fx f;
@@ -506,21 +491,11 @@ START_TEST(t_shared_order)
 
 	fx_open(&f, 8);
 	for (i = 0; i < 5; i++) {
-		enum ibv_qp_type t = i < 3 ? IBV_QPT_RC :
-				     i == 3 ? IBV_QPT_UC : IBV_QPT_UD;
-
-		r[i] = make_qp(&f, t, f.srq);
-		s[i] = make_qp(&f, t, NULL);
+		srq_pair(&f, &p[i], type[i], 7);
+		s[i] = p[i].qp[0];
+		r[i] = p[i].qp[1];
 	}
-	for (i = 0; i < 4; i++) {
-		connect_qp(&f, r[i], s[i]->qp_num, 7);
-		connect_qp(&f, s[i], r[i]->qp_num, 7);
-	}
-	ud_ready(r[4]);
-	ud_ready(s[4]);
-	aa.grh.dgid = f.gid;
-	ah = ibv_create_ah(f.pd, &aa);
-	ck_assert_ptr_nonnull(ah);
+	ah = p[4].ah[0];
 
 	for (i = 0; i < 8; i++)
 		ck_assert_int_eq(post_srq(&f, f.srq, 100 + i, 1024), 0);
@@ -540,11 +515,8 @@ START_TEST(t_shared_order)
 			id++;
 		}
 	}
-	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
-	for (i = 0; i < 5; i++) {
-		ck_assert_int_eq(ibv_destroy_qp(s[i]), 0);
-		ck_assert_int_eq(ibv_destroy_qp(r[i]), 0);
-	}
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(qp_pair_close(&p[i]), 0);
 	fx_close(&f);
 }
 END_TEST
@@ -555,16 +527,15 @@ START_TEST(t_limit_event)
 {
 	struct ibv_srq_attr sa = { .srq_limit = 3 };
 	struct ibv_async_event ev;
-	struct ibv_qp *r, *s;
+	struct ibv_qp *s;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	struct fx f;
 	int i, events = 0;
 
 	fx_open(&f, 16);
-	r = make_qp(&f, IBV_QPT_RC, f.srq);
-	s = make_qp(&f, IBV_QPT_RC, NULL);
-	connect_qp(&f, r, s->qp_num, 7);
-	connect_qp(&f, s, r->qp_num, 7);
+	srq_pair(&f, &p, IBV_QPT_RC, 7);
+	s = p.qp[0];
 	for (i = 0; i < 6; i++)
 		ck_assert_int_eq(post_srq(&f, f.srq, i, 1024), 0);
 	ck_assert_int_eq(ibv_modify_srq(f.srq, &sa, IBV_SRQ_LIMIT), 0);
@@ -605,8 +576,7 @@ START_TEST(t_limit_event)
 	post_send(&f, s, 100, NULL, 0, 0);
 	both_wc(&f, 100, &wc);
 	ck_assert(!get_event(f.ctx, &ev, 50));
-	ck_assert_int_eq(ibv_destroy_qp(s), 0);
-	ck_assert_int_eq(ibv_destroy_qp(r), 0);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	fx_close(&f);
 }
 END_TEST
@@ -616,22 +586,21 @@ END_TEST
 START_TEST(t_rnr_recovery)
 {
 	struct ibv_qp *r, *s;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	struct fx f;
 
 	fx_open(&f, 4);
-	r = make_qp(&f, IBV_QPT_RC, f.srq);
-	s = make_qp(&f, IBV_QPT_RC, NULL);
-	connect_qp(&f, r, s->qp_num, 7);	/* 7: retry for ever */
-	connect_qp(&f, s, r->qp_num, 7);
+	srq_pair(&f, &p, IBV_QPT_RC, 7);	/* 7: retry for ever */
+	s = p.qp[0];
+	r = p.qp[1];
 	post_send(&f, s, 1, NULL, 0, 0);
 	expect_no_wc(f.cq, 200);
 	ck_assert_int_eq(post_srq(&f, f.srq, 42, 1024), 0);
 	both_wc(&f, 1, &wc);
 	ck_assert_uint_eq(wc.wr_id, 42);
 	ck_assert_uint_eq(wc.qp_num, r->qp_num);
-	ck_assert_int_eq(ibv_destroy_qp(s), 0);
-	ck_assert_int_eq(ibv_destroy_qp(r), 0);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	fx_close(&f);
 }
 END_TEST
@@ -639,20 +608,18 @@ END_TEST
 /* With a finite rnr_retry the sender gives up: RNR_RETRY_EXC_ERR. */
 START_TEST(t_rnr_exhausted)
 {
-	struct ibv_qp *r, *s;
+	struct ibv_qp *s;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	struct fx f;
 
 	fx_open(&f, 4);
-	r = make_qp(&f, IBV_QPT_RC, f.srq);
-	s = make_qp(&f, IBV_QPT_RC, NULL);
-	connect_qp(&f, r, s->qp_num, 0);
-	connect_qp(&f, s, r->qp_num, 1);
+	srq_pair(&f, &p, IBV_QPT_RC, 1);
+	s = p.qp[0];
 	post_send(&f, s, 1, NULL, 0, 0);
 	wait_wc(f.cq, &wc, 3000);
 	ck_assert_int_eq(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
-	ck_assert_int_eq(ibv_destroy_qp(s), 0);
-	ck_assert_int_eq(ibv_destroy_qp(r), 0);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	fx_close(&f);
 }
 END_TEST
@@ -664,7 +631,8 @@ START_TEST(t_destroy_busy_last_wqe)
 {
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct ibv_async_event ev;
-	struct ibv_qp *r, *r2, *s2;
+	struct ibv_qp *r, *s2;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	struct fx f;
 	bool last = false;
@@ -697,10 +665,8 @@ START_TEST(t_destroy_busy_last_wqe)
 	ck_assert_int_eq(ibv_destroy_qp(r), 0);
 
 	/* Another QP gets the WRs, in order. */
-	r2 = make_qp(&f, IBV_QPT_RC, f.srq);
-	s2 = make_qp(&f, IBV_QPT_RC, NULL);
-	connect_qp(&f, r2, s2->qp_num, 7);
-	connect_qp(&f, s2, r2->qp_num, 7);
+	srq_pair(&f, &p, IBV_QPT_RC, 7);
+	s2 = p.qp[0];
 	post_send(&f, s2, 1, NULL, 0, 0);
 	both_wc(&f, 1, &wc);
 	ck_assert_uint_eq(wc.wr_id, 7);
@@ -710,8 +676,7 @@ START_TEST(t_destroy_busy_last_wqe)
 	wait_wc(f.cq, &wc, 1000);
 	ck_assert_uint_eq(wc.wr_id, 2);
 	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
-	ck_assert_int_eq(ibv_destroy_qp(s2), 0);
-	ck_assert_int_eq(ibv_destroy_qp(r2), 0);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	/* Destroy withdraws undelivered events: none here to wait for. */
 	ck_assert_int_eq(ibv_destroy_srq(f.srq), 0);
 	f.srq = NULL;
@@ -723,22 +688,20 @@ END_TEST
 START_TEST(t_destroy_drops_unread_event)
 {
 	struct ibv_srq_attr sa = { .srq_limit = 2 };
-	struct ibv_qp *r, *s;
+	struct ibv_qp *s;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	struct fx f;
 
 	fx_open(&f, 4);
-	r = make_qp(&f, IBV_QPT_RC, f.srq);
-	s = make_qp(&f, IBV_QPT_RC, NULL);
-	connect_qp(&f, r, s->qp_num, 7);
-	connect_qp(&f, s, r->qp_num, 7);
+	srq_pair(&f, &p, IBV_QPT_RC, 7);
+	s = p.qp[0];
 	ck_assert_int_eq(post_srq(&f, f.srq, 1, 1024), 0);
 	ck_assert_int_eq(post_srq(&f, f.srq, 2, 1024), 0);
 	ck_assert_int_eq(ibv_modify_srq(f.srq, &sa, IBV_SRQ_LIMIT), 0);
 	post_send(&f, s, 1, NULL, 0, 0);
 	both_wc(&f, 1, &wc);
-	ck_assert_int_eq(ibv_destroy_qp(s), 0);
-	ck_assert_int_eq(ibv_destroy_qp(r), 0);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	ck_assert_int_eq(ibv_destroy_srq(f.srq), 0);
 	f.srq = NULL;
 	fx_close(&f);
@@ -759,16 +722,15 @@ START_TEST(t_destroy_waits_for_ack)
 {
 	struct ibv_srq_attr sa = { .srq_limit = 2 };
 	struct ibv_async_event ev;
-	struct ibv_qp *r, *s;
+	struct ibv_qp *s;
+	struct qp_pair p;
 	struct ibv_wc wc;
 	pthread_t th;
 	struct fx f;
 
 	fx_open(&f, 4);
-	r = make_qp(&f, IBV_QPT_RC, f.srq);
-	s = make_qp(&f, IBV_QPT_RC, NULL);
-	connect_qp(&f, r, s->qp_num, 7);
-	connect_qp(&f, s, r->qp_num, 7);
+	srq_pair(&f, &p, IBV_QPT_RC, 7);
+	s = p.qp[0];
 	ck_assert_int_eq(post_srq(&f, f.srq, 1, 1024), 0);
 	ck_assert_int_eq(post_srq(&f, f.srq, 2, 1024), 0);
 	ck_assert_int_eq(ibv_modify_srq(f.srq, &sa, IBV_SRQ_LIMIT), 0);
@@ -776,8 +738,7 @@ START_TEST(t_destroy_waits_for_ack)
 	both_wc(&f, 1, &wc);
 	ck_assert(get_event(f.ctx, &ev, 500));
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
-	ck_assert_int_eq(ibv_destroy_qp(s), 0);
-	ck_assert_int_eq(ibv_destroy_qp(r), 0);
+	ck_assert_int_eq(qp_pair_close(&p), 0);
 	atomic_store(&destroyed, 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, destroy_thread, f.srq), 0);
 	usleep(100 * 1000);

@@ -207,53 +207,103 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Rates                                                               */
 
+/*
+ * The oracle is the specification's, not verbs/rate.c's table: each rate
+ * is the link it names in IBTA Vol. 1 (lanes times the signalling rate of
+ * one lane at that speed), under the code the PathRecord's Rate field
+ * gives it, and its nominal data rate. What the verbs answer is derived
+ * from those figures by the rules rdma-core's man pages state:
+ *   ibv_rate_to_mbps(3): the link's rate in Mb/s; rdma-core reports the
+ *     signalling rate, truncated (1x FDR, 14.0625 Gb/s, is 14062);
+ *   ibv_rate_to_mult(3): the nominal rate as a multiple of 2.5 Gb/s,
+ *     truncated (28 Gb/s is 11); rdma-core gives no multiple (-1) to the
+ *     FDR and EDR codes 11 to 18, and mult_to_ibv_rate(3) does not find
+ *     them.
+ */
+
+/* One lane's signalling rate in kb/s: SDR, DDR and QDR (8b/10b), FDR and
+ * EDR (64b/66b), HDR and NDR (PAM4). */
+#define SDR	2500000L
+#define DDR	5000000L
+#define QDR	10000000L
+#define FDR	14062500L
+#define EDR	25781250L
+#define HDR	53125000L
+#define NDR	106250000L
+
 static const struct {
+	int code;		/* PathRecord Rate encoding */
 	enum ibv_rate rate;
-	int mbps;
-	int mult;
+	int gbps_x10;		/* nominal data rate, tenths of Gb/s */
+	int lanes;
+	long lane_kbps;
 } rates[] = {
-	{ IBV_RATE_2_5_GBPS, 2500, 1 },
-	{ IBV_RATE_5_GBPS, 5000, 2 },
-	{ IBV_RATE_10_GBPS, 10000, 4 },
-	{ IBV_RATE_20_GBPS, 20000, 8 },
-	{ IBV_RATE_30_GBPS, 30000, 12 },
-	{ IBV_RATE_40_GBPS, 40000, 16 },
-	{ IBV_RATE_60_GBPS, 60000, 24 },
-	{ IBV_RATE_80_GBPS, 80000, 32 },
-	{ IBV_RATE_120_GBPS, 120000, 48 },
-	{ IBV_RATE_14_GBPS, 14062, -1 },
-	{ IBV_RATE_56_GBPS, 56250, -1 },
-	{ IBV_RATE_112_GBPS, 112500, -1 },
-	{ IBV_RATE_168_GBPS, 168750, -1 },
-	{ IBV_RATE_25_GBPS, 25781, -1 },
-	{ IBV_RATE_100_GBPS, 103125, -1 },
-	{ IBV_RATE_200_GBPS, 206250, -1 },
-	{ IBV_RATE_300_GBPS, 309375, -1 },
-	{ IBV_RATE_28_GBPS, 28125, 11 },
-	{ IBV_RATE_50_GBPS, 53125, 20 },
-	{ IBV_RATE_400_GBPS, 425000, 160 },
-	{ IBV_RATE_600_GBPS, 637500, 240 },
-	{ IBV_RATE_800_GBPS, 850000, 320 },
-	{ IBV_RATE_1200_GBPS, 1275000, 480 },
+	{ 2, IBV_RATE_2_5_GBPS, 25, 1, SDR },
+	{ 5, IBV_RATE_5_GBPS, 50, 1, DDR },
+	{ 3, IBV_RATE_10_GBPS, 100, 4, SDR },
+	{ 6, IBV_RATE_20_GBPS, 200, 4, DDR },
+	{ 4, IBV_RATE_30_GBPS, 300, 12, SDR },
+	{ 7, IBV_RATE_40_GBPS, 400, 4, QDR },
+	{ 8, IBV_RATE_60_GBPS, 600, 12, DDR },
+	{ 9, IBV_RATE_80_GBPS, 800, 8, QDR },
+	{ 10, IBV_RATE_120_GBPS, 1200, 12, QDR },
+	{ 11, IBV_RATE_14_GBPS, 140, 1, FDR },
+	{ 12, IBV_RATE_56_GBPS, 560, 4, FDR },
+	{ 13, IBV_RATE_112_GBPS, 1120, 8, FDR },
+	{ 14, IBV_RATE_168_GBPS, 1680, 12, FDR },
+	{ 15, IBV_RATE_25_GBPS, 250, 1, EDR },
+	{ 16, IBV_RATE_100_GBPS, 1000, 4, EDR },
+	{ 17, IBV_RATE_200_GBPS, 2000, 8, EDR },
+	{ 18, IBV_RATE_300_GBPS, 3000, 12, EDR },
+	{ 19, IBV_RATE_28_GBPS, 280, 2, FDR },
+	{ 20, IBV_RATE_50_GBPS, 500, 1, HDR },
+	{ 21, IBV_RATE_400_GBPS, 4000, 4, NDR },
+	{ 22, IBV_RATE_600_GBPS, 6000, 12, HDR },
+	{ 23, IBV_RATE_800_GBPS, 8000, 8, NDR },
+	{ 24, IBV_RATE_1200_GBPS, 12000, 12, NDR },
 };
 
 #define N_RATES ((int)(sizeof(rates) / sizeof(rates[0])))
+
+static int spec_mbps(int i)
+{
+	return (int)(rates[i].lanes * rates[i].lane_kbps / 1000);
+}
+
+static int spec_mult(int i)
+{
+	if (rates[i].code >= 11 && rates[i].code <= 18)
+		return -1;
+	return rates[i].gbps_x10 / 25;
+}
 
 START_TEST(rate_known)
 {
 	int i;
 
 	for (i = 0; i < N_RATES; i++) {
+		ck_assert_int_eq(rates[i].rate, rates[i].code);
 		ck_assert_int_eq(ibv_rate_to_mbps(rates[i].rate),
-				 rates[i].mbps);
-		ck_assert_int_eq(mbps_to_ibv_rate(rates[i].mbps),
+				 spec_mbps(i));
+		ck_assert_int_eq(mbps_to_ibv_rate(spec_mbps(i)),
 				 rates[i].rate);
 		ck_assert_int_eq(ibv_rate_to_mult(rates[i].rate),
-				 rates[i].mult);
-		if (rates[i].mult > 0)
-			ck_assert_int_eq(mult_to_ibv_rate(rates[i].mult),
+				 spec_mult(i));
+		if (spec_mult(i) > 0)
+			ck_assert_int_eq(mult_to_ibv_rate(spec_mult(i)),
 					 rates[i].rate);
 	}
+}
+END_TEST
+
+/* The man pages' own examples, and a few links checked by hand. */
+START_TEST(rate_examples)
+{
+	ck_assert_int_eq(ibv_rate_to_mult(IBV_RATE_5_GBPS), 2);
+	ck_assert_int_eq(mult_to_ibv_rate(2), IBV_RATE_5_GBPS);
+	ck_assert_int_eq(ibv_rate_to_mbps(IBV_RATE_56_GBPS), 56250);
+	ck_assert_int_eq(ibv_rate_to_mbps(IBV_RATE_100_GBPS), 103125);
+	ck_assert_int_eq(ibv_rate_to_mbps(IBV_RATE_400_GBPS), 425000);
 }
 END_TEST
 
@@ -473,6 +523,7 @@ static Suite *strings_suite(void)
 
 	tc = tcase_create("rate");
 	tcase_add_test(tc, rate_known);
+	tcase_add_test(tc, rate_examples);
 	tcase_add_test(tc, rate_every_enum_value);
 	tcase_add_test(tc, rate_invalid);
 	suite_add_tcase(s, tc);

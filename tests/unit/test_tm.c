@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <endian.h>
 
@@ -13,7 +12,9 @@
 #include <infiniband/verbs.h>
 #include <infiniband/tm_types.h>
 
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
+#include "tests/unit/verbs_fixture.h"
 
 #define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		IBV_ACCESS_REMOTE_READ)
@@ -27,14 +28,6 @@
 #define TAG_OFF (24 * 1024)		/* tag buffers, 4 KiB apart */
 #define PLAIN_OFF (56 * 1024)		/* the SRQ's plain WQE */
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- fixture: a client RC QP talking to a server RC QP on a TM SRQ ----- */
 
 struct fx {
@@ -42,7 +35,6 @@ struct fx {
 	struct ibv_pd *pd;
 	struct ibv_cq_ex *scq;		/* the TM SRQ's and server QP's CQ */
 	struct ibv_cq *ccq;		/* the client's */
-	union ibv_gid gid;
 	uint8_t *buf;
 	struct ibv_mr *mr;
 	struct ibv_srq *srq;
@@ -58,21 +50,6 @@ struct xwc {
 	uint32_t byte_len;
 	struct ibv_wc_tm_info tm;
 };
-
-static struct ibv_context *open_default(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_ge(n, 1);
-	ctx = ibv_open_device(list[0]);
-	ck_assert_ptr_nonnull(ctx);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static struct ibv_cq_ex *make_cqx(struct ibv_context *ctx, uint64_t flags)
 {
@@ -100,64 +77,22 @@ static struct ibv_srq *make_tm_srq(struct fx *f, uint32_t tags,
 	return ibv_create_srq_ex(f->ctx, &x);
 }
 
-static struct ibv_qp *make_qp(struct fx *f, struct ibv_cq *cq,
-			      struct ibv_srq *srq, uint32_t send_wr)
-{
-	struct ibv_qp_init_attr a = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.srq = srq,
-		.cap = { .max_send_wr = send_wr, .max_recv_wr = srq ? 0 : 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
-	return ibv_create_qp(f->pd, &a);
-}
-
-/* INIT -> RTR -> RTS towards dest at our own GID. */
-static void connect_qp(struct fx *f, struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ACCESS,
-	};
-
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE |
-				       IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = f->gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 10;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				       IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				       IBV_QP_RNR_RETRY |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
-}
-
 static void fx_open(struct fx *f, bool traffic)
 {
+	static const struct ibv_qp_cap server_cap = {
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
+	static const struct ibv_qp_cap client_cap = {
+		.max_send_wr = 8, .max_recv_wr = 8,
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
+	struct qp_conn c = qp_conn_default;
+
+	c.access = ACCESS;
+	c.psn = 0x100;
+	c.timeout = 10;
+	c.rd_atomic = 1;
+	c.dest_rd_atomic = 1;
 	memset(f, 0, sizeof(*f));
 	f->ctx = open_default();
 	f->pd = ibv_alloc_pd(f->ctx);
@@ -167,7 +102,6 @@ static void fx_open(struct fx *f, bool traffic)
 	ck_assert_ptr_nonnull(f->scq);
 	f->ccq = ibv_create_cq(f->ctx, 256, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(f->ccq);
-	ck_assert_int_eq(ibv_query_gid(f->ctx, 1, 0, &f->gid), 0);
 	f->buf = calloc(1, BUF_LEN);
 	ck_assert_ptr_nonnull(f->buf);
 	f->mr = ibv_reg_mr(f->pd, f->buf, BUF_LEN, ACCESS);
@@ -177,12 +111,12 @@ static void fx_open(struct fx *f, bool traffic)
 	if (!traffic)
 		return;
 	/* As rdma-core's test: the server QP has no send queue at all. */
-	f->server = make_qp(f, ibv_cq_ex_to_cq(f->scq), f->srq, 0);
+	f->server = qp_create(f->pd, ibv_cq_ex_to_cq(f->scq), f->srq,
+			      IBV_QPT_RC, &server_cap);
 	ck_assert_ptr_nonnull(f->server);
-	f->client = make_qp(f, f->ccq, NULL, 8);
+	f->client = qp_create(f->pd, f->ccq, NULL, IBV_QPT_RC, &client_cap);
 	ck_assert_ptr_nonnull(f->client);
-	connect_qp(f, f->server, f->client->qp_num);
-	connect_qp(f, f->client, f->server->qp_num);
+	ck_assert_int_eq(qp_connect_pair(f->server, f->client, &c), 0);
 }
 
 static void fx_close(struct fx *f)

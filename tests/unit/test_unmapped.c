@@ -14,7 +14,7 @@
 
 #include <check.h>
 #include <infiniband/verbs.h>
-#include "tests/unit/rc_pair.h"
+#include "tests/helpers/qp_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -67,7 +67,7 @@ static void app_handler_install(void)
 struct fx {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct rc_pair p;
+	struct qp_pair p;
 	uint8_t *a, *b;
 	struct ibv_mr *ma, *mb;
 };
@@ -79,11 +79,11 @@ static void fx_open(struct fx *f)
 	f->ctx = open_default();
 	f->pd = ibv_alloc_pd(f->ctx);
 	ck_assert_ptr_nonnull(f->pd);
-	rc_pair_open(&f->p, f->ctx, f->pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_open(&f->p, f->ctx, f->pd, NULL), 0);
 	f->a = map3();
 	f->b = map3();
-	f->ma = ibv_reg_mr(f->pd, f->a, 3 * pg(), RC_PAIR_ACCESS);
-	f->mb = ibv_reg_mr(f->pd, f->b, 3 * pg(), RC_PAIR_ACCESS);
+	f->ma = ibv_reg_mr(f->pd, f->a, 3 * pg(), QP_ACCESS_ALL);
+	f->mb = ibv_reg_mr(f->pd, f->b, 3 * pg(), QP_ACCESS_ALL);
 	ck_assert_ptr_nonnull(f->ma);
 	ck_assert_ptr_nonnull(f->mb);
 }
@@ -94,7 +94,7 @@ static void fx_close(struct fx *f)
 {
 	ck_assert_int_eq(ibv_dereg_mr(f->ma), 0);
 	ck_assert_int_eq(ibv_dereg_mr(f->mb), 0);
-	rc_pair_close(&f->p);
+	ck_assert_int_eq(qp_pair_close(&f->p), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(f->pd), 0);
 	ck_assert_int_eq(ibv_close_device(f->ctx), 0);
 	munmap(f->a, 3 * pg());
@@ -122,16 +122,16 @@ static void expect_target_access_err(struct fx *f)
  * page into b's and back, byte for byte. */
 static void expect_usable(struct fx *f)
 {
-	rc_pair_close(&f->p);
-	rc_pair_open(&f->p, f->ctx, f->pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_close(&f->p), 0);
+	ck_assert_int_eq(qp_pair_open(&f->p, f->ctx, f->pd, NULL), 0);
 	memset(f->a, 0xa5, 200);
-	ck_assert_int_eq(rc_post(f->p.qp[0], IBV_WR_RDMA_WRITE, 90, f->a, 200,
+	ck_assert_int_eq(qp_post(f->p.qp[0], IBV_WR_RDMA_WRITE, 90, f->a, 200,
 				 f->ma->lkey, (uintptr_t)f->b, f->mb->rkey),
 			 0);
 	expect_status(f->p.cq[0], 90, IBV_WC_SUCCESS);
 	ck_assert_int_eq(f->b[199], 0xa5);
 	ck_assert_int_eq(f->b[200], 1);
-	ck_assert_int_eq(rc_post(f->p.qp[0], IBV_WR_RDMA_READ, 91,
+	ck_assert_int_eq(qp_post(f->p.qp[0], IBV_WR_RDMA_READ, 91,
 				 f->a + 300, 200, f->ma->lkey,
 				 (uintptr_t)f->b, f->mb->rkey), 0);
 	expect_status(f->p.cq[0], 91, IBV_WC_SUCCESS);
@@ -149,7 +149,7 @@ START_TEST(t_write_unmapped_rem_access_err)
 
 	fx_open(&f);
 	ck_assert_int_eq(munmap(f.b + pg(), pg()), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 1, f.a,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 1, f.a,
 				 (uint32_t)(2 * pg()), f.ma->lkey,
 				 (uintptr_t)f.b, f.mb->rkey), 0);
 	expect_status(f.p.cq[0], 1, IBV_WC_REM_ACCESS_ERR);
@@ -170,16 +170,16 @@ START_TEST(t_read_unmapped_rem_access_err)
 
 	fx_open(&f);
 	ck_assert_int_eq(munmap(f.b + pg(), pg()), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_READ, 1, f.a,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_READ, 1, f.a,
 				 (uint32_t)(3 * pg()), f.ma->lkey,
 				 (uintptr_t)f.b, f.mb->rkey), 0);
 	expect_status(f.p.cq[0], 1, IBV_WC_REM_ACCESS_ERR);
 	expect_target_access_err(&f);
 
-	rc_pair_close(&f.p);
-	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_close(&f.p), 0);
+	ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, NULL), 0);
 	ck_assert_int_eq(munmap(f.b + 2 * pg(), pg()), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_READ, 2, f.a, 64,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_READ, 2, f.a, 64,
 				 f.ma->lkey, (uintptr_t)f.b + 2 * pg(),
 				 f.mb->rkey), 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_REM_ACCESS_ERR);
@@ -203,17 +203,17 @@ START_TEST(t_atomic_unmapped_rem_access_err)
 	fx_open(&f);
 	ck_assert_int_eq(munmap(f.b + pg(), pg()), 0);
 	for (i = 0; i < 2; i++) {
-		ck_assert_int_eq(rc_post(f.p.qp[0], ops[i], i, f.a, 8,
+		ck_assert_int_eq(qp_post(f.p.qp[0], ops[i], i, f.a, 8,
 					 f.ma->lkey,
 					 (uintptr_t)f.b + pg() + 8,
 					 f.mb->rkey), 0);
 		expect_status(f.p.cq[0], i, IBV_WC_REM_ACCESS_ERR);
 		expect_target_access_err(&f);
-		rc_pair_close(&f.p);
-		rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_RC);
+		ck_assert_int_eq(qp_pair_close(&f.p), 0);
+		ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, NULL), 0);
 	}
 	ck_assert_int_eq(mprotect(f.b + 2 * pg(), pg(), PROT_READ), 0);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 2,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 2,
 				 f.a, 8, f.ma->lkey,
 				 (uintptr_t)f.b + 2 * pg(), f.mb->rkey), 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_REM_ACCESS_ERR);
@@ -234,8 +234,8 @@ START_TEST(t_recv_unmapped_loc_prot_err)
 
 	fx_open(&f);
 	ck_assert_int_eq(munmap(f.b + pg(), pg()), 0);
-	rc_recv(f.p.qp[1], 1, f.b + pg(), 64, f.mb->lkey);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, f.a, 64,
+	ck_assert_int_eq(qp_recv(f.p.qp[1], 1, f.b + pg(), 64, f.mb->lkey), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 2, f.a, 64,
 				 f.ma->lkey, 0, 0), 0);
 	expect_status(f.p.cq[1], 1, IBV_WC_LOC_PROT_ERR);
 	expect_status(f.p.cq[0], 2, IBV_WC_REM_OP_ERR);
@@ -255,29 +255,29 @@ START_TEST(t_local_unmapped_loc_prot_err)
 
 	fx_open(&f);
 	ck_assert_int_eq(munmap(f.a + pg(), pg()), 0);
-	rc_recv(f.p.qp[1], 1, f.b, 64, f.mb->lkey);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_SEND, 2, f.a + pg(), 64,
+	ck_assert_int_eq(qp_recv(f.p.qp[1], 1, f.b, 64, f.mb->lkey), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_SEND, 2, f.a + pg(), 64,
 				 f.ma->lkey, 0, 0), 0);
 	expect_status(f.p.cq[0], 2, IBV_WC_LOC_PROT_ERR);
 
-	rc_pair_close(&f.p);
-	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_RC);
+	ck_assert_int_eq(qp_pair_close(&f.p), 0);
+	ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, NULL), 0);
 	/* Two MTUs from the first page, the third from the hole. */
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3,
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_WRITE, 3,
 				 f.a + pg() - 2048, 4096, f.ma->lkey,
 				 (uintptr_t)f.b, f.mb->rkey), 0);
 	expect_status(f.p.cq[0], 3, IBV_WC_LOC_PROT_ERR);
 
-	rc_pair_close(&f.p);
-	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_RC);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_RDMA_READ, 4, f.a + pg(),
+	ck_assert_int_eq(qp_pair_close(&f.p), 0);
+	ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, NULL), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_RDMA_READ, 4, f.a + pg(),
 				 64, f.ma->lkey, (uintptr_t)f.b, f.mb->rkey),
 			 0);
 	expect_status(f.p.cq[0], 4, IBV_WC_LOC_PROT_ERR);
 
-	rc_pair_close(&f.p);
-	rc_pair_open(&f.p, f.ctx, f.pd, IBV_QPT_RC);
-	ck_assert_int_eq(rc_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 5,
+	ck_assert_int_eq(qp_pair_close(&f.p), 0);
+	ck_assert_int_eq(qp_pair_open(&f.p, f.ctx, f.pd, NULL), 0);
+	ck_assert_int_eq(qp_post(f.p.qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 5,
 				 f.a + pg(), 8, f.ma->lkey, (uintptr_t)f.b,
 				 f.mb->rkey), 0);
 	expect_status(f.p.cq[0], 5, IBV_WC_LOC_PROT_ERR);
@@ -307,7 +307,7 @@ static void register_then_fault(volatile uint8_t *p)
 	struct ibv_context *ctx = open_default();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	static uint8_t buf[64];
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), RC_PAIR_ACCESS);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), QP_ACCESS_ALL);
 	struct rlimit no_core = { 0, 0 };
 
 	if (!mr)

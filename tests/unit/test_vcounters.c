@@ -10,7 +10,6 @@
 #include <check.h>
 #include <infiniband/verbs.h>
 
-#include "tests/unit/count_pair.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/verbs_fixture.h"
 
@@ -76,13 +75,13 @@ START_TEST(t_counters_on_qp)
 	struct ibv_counters *c;
 	struct count_flow fa;
 	struct ibv_flow *f;
-	struct count_pair p;
+	struct traffic t;
 	uint64_t v[4];
 
-	count_pair_open(&p);
-	c = ibv_create_counters(p.ctx, &ia);
+	traffic_open(&t);
+	c = ibv_create_counters(t.ctx, &ia);
 	ck_assert_ptr_nonnull(c);
-	ck_assert_ptr_eq(c->context, p.ctx);
+	ck_assert_ptr_eq(c->context, t.ctx);
 	attach(c, IBV_COUNTER_PACKETS, 0, 0);
 	attach(c, IBV_COUNTER_BYTES, 1, 0);
 	/* Descriptions at one index add up. */
@@ -91,12 +90,12 @@ START_TEST(t_counters_on_qp)
 	/* Bound to nothing: nothing to read (the kernel's EINVAL). */
 	ck_assert_int_eq(ibv_read_counters(c, v, 4, 0), EINVAL);
 
-	count_pair_send(&p, 3000, 2);	/* before the flow: not counted */
+	traffic_send(&t, 3000, 2);	/* before the flow: not counted */
 	fa = flow_of(c);
-	f = ibv_create_flow(p.b, &fa.attr);
+	f = ibv_create_flow(t.p.qp[1], &fa.attr);
 	ck_assert_ptr_nonnull(f);
 	values(c, 0, 0, 0, 0);
-	count_pair_send(&p, 3000, 5);
+	traffic_send(&t, 3000, 5);
 	values(c, 15, 5 * MSG_BYTES, 0, 15 + 5 * MSG_BYTES);
 	ck_assert_int_eq(ibv_read_counters(
 				 c, v, 4, IBV_READ_COUNTERS_ATTR_PREFER_CACHED),
@@ -107,21 +106,21 @@ START_TEST(t_counters_on_qp)
 	/* Bound: no more points, no destroying what is in use. */
 	attach(c, IBV_COUNTER_PACKETS, 2, EBUSY);
 	ck_assert_int_eq(ibv_destroy_counters(c), EBUSY);
-	ck_assert_int_eq(ibv_destroy_qp(p.b), EBUSY);
-	count_pair_send(&p, 3000, 1);	/* the QP still works */
+	ck_assert_int_eq(ibv_destroy_qp(t.p.qp[1]), EBUSY);
+	traffic_send(&t, 3000, 1);	/* the QP still works */
 	values(c, 18, 6 * MSG_BYTES, 0, 18 + 6 * MSG_BYTES);
 
 	/* The flow goes, its counts stay; unbound, unreadable again. */
 	ck_assert_int_eq(ibv_destroy_flow(f), 0);
 	ck_assert_int_eq(ibv_read_counters(c, v, 4, 0), EINVAL);
 	/* Bound anew, to the sender's QP: its ACKs add up from here. */
-	f = ibv_create_flow(p.a, &fa.attr);
+	f = ibv_create_flow(t.p.qp[0], &fa.attr);
 	ck_assert_ptr_nonnull(f);
-	count_pair_send(&p, 3000, 2);
+	traffic_send(&t, 3000, 2);
 	values(c, 20, 6 * MSG_BYTES + 2 * 20, 0, 20 + 6 * MSG_BYTES + 40);
 	ck_assert_int_eq(ibv_destroy_flow(f), 0);
 	ck_assert_int_eq(ibv_destroy_counters(c), 0);
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 
@@ -132,7 +131,7 @@ START_TEST(t_refusals)
 	struct ibv_counters *c, *bare, *other;
 	struct ibv_context *ctx2;
 	struct count_flow fa;
-	struct count_pair p;
+	struct traffic t;
 	struct ibv_flow_spec_eth eth = {
 		.type = IBV_FLOW_SPEC_ETH, .size = sizeof(eth),
 	};
@@ -145,14 +144,14 @@ START_TEST(t_refusals)
 	};
 
 	memcpy(steer.specs, &eth, sizeof(eth));
-	count_pair_open(&p);
+	traffic_open(&t);
 	ia.comp_mask = 1;
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_counters(p.ctx, &ia));
+	ck_assert_ptr_null(ibv_create_counters(t.ctx, &ia));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ia.comp_mask = 0;
-	c = ibv_create_counters(p.ctx, &ia);
-	bare = ibv_create_counters(p.ctx, &ia);
+	c = ibv_create_counters(t.ctx, &ia);
+	bare = ibv_create_counters(t.ctx, &ia);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_ptr_nonnull(bare);
 	/* Static attach only, the two descriptions, no comp_mask. */
@@ -173,46 +172,46 @@ START_TEST(t_refusals)
 
 	/* Flows: steering is not there, a count action is. */
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &steer.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &steer.attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	fa = flow_of(c);
 	fa.attr.num_of_specs = 0;
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	fa = flow_of(c);
 	fa.attr.type = IBV_FLOW_ATTR_SNIFFER;
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	fa = flow_of(c);
 	fa.attr.num_of_specs = 2;	/* two count actions */
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	fa = flow_of(c);
 	put_count(&fa, 0, c, 4);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	fa = flow_of(c);
 	fa.attr.port = 0;
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	fa.attr.port = 9;
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	fa = flow_of(c);
 	fa.attr.comp_mask = 1;
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	/* Counters with no point attached: mlx5's EINVAL. */
 	fa = flow_of(bare);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	/* Counters of another context. */
 	ctx2 = open_default();
@@ -221,14 +220,14 @@ START_TEST(t_refusals)
 	ck_assert_int_eq(ibv_attach_counters_point_flow(other, &aa, NULL), 0);
 	fa = flow_of(other);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.a, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[0], &fa.attr));
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(ibv_destroy_counters(other), 0);
 	ck_assert_int_eq(ibv_close_device(ctx2), 0);
 	/* None of that bound anything. */
 	ck_assert_int_eq(ibv_destroy_counters(c), 0);
 	ck_assert_int_eq(ibv_destroy_counters(bare), 0);
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 
@@ -238,30 +237,30 @@ START_TEST(t_oom)
 	struct ibv_counters *c;
 	struct count_flow fa;
 	struct ibv_flow *f;
-	struct count_pair p;
+	struct traffic t;
 	uint64_t v;
 
-	count_pair_open(&p);
+	traffic_open(&t);
 	emu_test_fail_calloc(1);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_counters(p.ctx, &ia));
+	ck_assert_ptr_null(ibv_create_counters(t.ctx, &ia));
 	ck_assert_int_eq(errno, ENOMEM);
-	c = ibv_create_counters(p.ctx, &ia);
+	c = ibv_create_counters(t.ctx, &ia);
 	ck_assert_ptr_nonnull(c);
 	attach(c, IBV_COUNTER_PACKETS, 0, 0);
 	fa = flow_of(c);
 	emu_test_fail_calloc(1);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_flow(p.b, &fa.attr));
+	ck_assert_ptr_null(ibv_create_flow(t.p.qp[1], &fa.attr));
 	ck_assert_int_eq(errno, ENOMEM);
 	ck_assert_int_eq(emu_test_alloc_armed(), 0);
 	/* Nothing was bound: the QP and the counters go freely after. */
 	ck_assert_int_eq(ibv_read_counters(c, &v, 1, 0), EINVAL);
-	f = ibv_create_flow(p.b, &fa.attr);
+	f = ibv_create_flow(t.p.qp[1], &fa.attr);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(ibv_destroy_flow(f), 0);
 	ck_assert_int_eq(ibv_destroy_counters(c), 0);
-	count_pair_close(&p);
+	traffic_close(&t);
 }
 END_TEST
 

@@ -3,12 +3,12 @@
 # (emu/ over net/), libemufront (verbs/ over the core) or the drop-in
 # libibverbs for public-API tests. Tests linked with -Wl,--wrap=calloc
 # (malloc) make allocations fail through testlib.c, the library's own
-# included, without a hook in the code.
+# included, without a hook in the code. QPs come up through
+# tests/helpers/qp_pair.c, which the integration programs link too.
 check_LTLIBRARIES = libtestlib.la
 libtestlib_la_SOURCES = tests/unit/testlib.c tests/unit/testlib.h \
 	tests/unit/verbs_fixture.c tests/unit/verbs_fixture.h \
-	tests/unit/rc_pair.c tests/unit/rc_pair.h \
-	tests/unit/count_pair.c tests/unit/count_pair.h
+	tests/helpers/qp_pair.c tests/helpers/qp_pair.h
 libtestlib_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
 WRAP_CALLOC = -Wl,--wrap=calloc

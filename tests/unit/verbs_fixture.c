@@ -1,8 +1,9 @@
 /* Shared by the unit tests that drive the public verbs API: opening the
  * first device or one by name, a monotonic clock, waiting for completions
- * and events, and reading a port counter. */
+ * and events, reading a port counter, and traffic to count. */
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,4 +131,57 @@ unsigned long long port_counter(struct ibv_context *ctx, const char *name)
 			return v;
 	ck_abort_msg("no counter %s in:\n%s", name, buf);
 	return 0;
+}
+
+void traffic_open(struct traffic *t)
+{
+	struct qp_pair_opts o = {
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	memset(t, 0, sizeof(*t));
+	t->ctx = open_default();
+	t->pd = ibv_alloc_pd(t->ctx);
+	ck_assert_ptr_nonnull(t->pd);
+	o.cq[0] = o.cq[1] = ibv_create_cq(t->ctx, 256, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(o.cq[0]);
+	t->buf = calloc(1, TRAFFIC_BUF);
+	ck_assert_ptr_nonnull(t->buf);
+	t->mr = ibv_reg_mr(t->pd, t->buf, TRAFFIC_BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(t->mr);
+	ck_assert_int_eq(qp_pair_open(&t->p, t->ctx, t->pd, &o), 0);
+}
+
+void traffic_send(struct traffic *t, uint32_t len, unsigned int n)
+{
+	uint8_t *rbuf = t->buf + TRAFFIC_BUF / 2;
+	struct ibv_wc wc;
+	unsigned int i, k;
+
+	ck_assert_uint_le(len, TRAFFIC_BUF / 2);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(qp_recv(t->p.qp[1], i, rbuf, TRAFFIC_BUF / 2,
+					 t->mr->lkey), 0);
+		ck_assert_int_eq(qp_post(t->p.qp[0], IBV_WR_SEND, i, t->buf,
+					 len, t->mr->lkey, 0, 0), 0);
+		for (k = 0; k < 2; k++) {
+			wait_wc(t->p.cq[0], &wc, 5000);
+			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		}
+	}
+}
+
+void traffic_close(struct traffic *t)
+{
+	struct ibv_cq *cq = t->p.cq[0];
+
+	ck_assert_int_eq(qp_pair_close(&t->p), 0);
+	ck_assert_int_eq(ibv_dereg_mr(t->mr), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(t->pd), 0);
+	ck_assert_int_eq(ibv_close_device(t->ctx), 0);
+	free(t->buf);
 }

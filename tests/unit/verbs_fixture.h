@@ -1,6 +1,7 @@
 /* Shared by the unit tests that drive the public verbs API: opening the
  * first device or one by name, a monotonic clock, waiting for completions
- * and events, and reading a port counter. */
+ * and events, reading a port counter, and traffic to count (a pair of
+ * tests/helpers/qp_pair.h with a buffer). */
 #ifndef EMU_VERBS_FIXTURE_H
 #define EMU_VERBS_FIXTURE_H
 
@@ -8,6 +9,8 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
+
+#include "tests/helpers/qp_pair.h"
 
 /* The first device of the list, opened; fails the test when there is no
  * device or it cannot be opened. The list itself is freed. */
@@ -41,5 +44,26 @@ bool get_event(struct ibv_context *ctx, struct ibv_async_event *ev, int ms);
 /* Port 1's counter name, as emuverbs_port_counters() lists it; fails the
  * test when there is no such counter. */
 unsigned long long port_counter(struct ibv_context *ctx, const char *name);
+
+#define TRAFFIC_BUF	65536
+
+/* The first device's port 1 with a PD, a registered buffer and an RC pair
+ * on one CQ: qp[0] sends, qp[1] receives. */
+struct traffic {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct qp_pair p;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+/* Open it all, the pair in RTS, or fail the test. */
+void traffic_open(struct traffic *t);
+
+/* n SENDs of len bytes (at most TRAFFIC_BUF / 2) from qp[0] to qp[1],
+ * each received and both completions polled, or fail the test. */
+void traffic_send(struct traffic *t, uint32_t len, unsigned int n);
+
+void traffic_close(struct traffic *t);
 
 #endif
