@@ -14,6 +14,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void wire(void)
 {
+	emu_objects_use(&emu_transport_xport);
 	emu_observe(&emu_objects_hooks);
 	emu_observe(&emu_transport_hooks);
 	emu_observe(&emu_observe_hooks);

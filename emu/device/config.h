@@ -86,6 +86,11 @@ struct emu_port_config {
 };
 
 /* Capability limits reported by ibv_query_device and enforced by the verbs. */
+/* Memory keys a device can have at most, regions and windows together: a
+ * key carries its slot in 24 bits (emu/objects/mr.h), so max_mr is no
+ * larger. */
+#define EMU_MR_MAX_SLOTS (1u << 24)
+
 struct emu_limits {
 	uint32_t max_qp, max_qp_wr, max_sge, max_sge_rd;
 	uint32_t max_cq, max_cqe, max_mr, max_pd, max_ah, max_mw;

@@ -9,7 +9,6 @@
 #include <strings.h>
 
 #include "emu/device/config_int.h"
-#include "emu/objects/mr.h"
 
 #define QP_LIMIT	16777213ULL	/* 24-bit QPNs less 0, 1, 0xffffff */
 #define GID_TBL_MIN	2

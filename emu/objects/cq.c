@@ -14,7 +14,7 @@
 #include "emu/base/handle.h"
 #include "emu/base/log.h"
 #include "emu/objects/pdom.h"
-#include "emu/transport/transport.h"
+#include "emu/objects/xport.h"
 
 /*
  * Single producer (serialised by cq->plock), single consumer (serialised by
@@ -380,7 +380,7 @@ int emu_cq_req_notify(struct ibv_cq *ibcq, int solicited_only)
 	pthread_spin_unlock(&cq->plock);
 	/* Arming is how a program says it will sleep: whatever it was
 	 * receiving for itself, the engine must receive now. */
-	emu_transport_will_sleep(cq->ctx->dev);
+	emu_xport->will_sleep(cq->ctx->dev);
 	return 0;
 }
 
@@ -456,10 +456,10 @@ again:
 		return -EIO;
 	}
 	if (n) {
-		emu_transport_polled(cq->ctx->dev);
+		emu_xport->polled(cq->ctx->dev);
 	} else {
 		if (progress < 0) {
-			progress = emu_transport_poll(cq->ctx->dev, !busy_armed(cq));
+			progress = emu_xport->poll(cq->ctx->dev, !busy_armed(cq));
 			if (progress > 0)
 				goto again;
 		}
@@ -541,7 +541,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (rc == ENOENT) {
 		/* Nothing yet: receive for ourselves, then look again. */
 		consumer_unlock(cq);
-		progress = emu_transport_poll(cq->ctx->dev, !busy_armed(cq));
+		progress = emu_xport->poll(cq->ctx->dev, !busy_armed(cq));
 		consumer_lock(cq);
 		err = atomic_load_explicit(&cq->error, memory_order_acquire);
 		h = atomic_load_explicit(&cq->ring->head,
@@ -551,7 +551,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 			empty_poll(cq, progress);
 	}
 	if (!rc)
-		emu_transport_polled(cq->ctx->dev);
+		emu_xport->polled(cq->ctx->dev);
 	if (rc)
 		consumer_unlock(cq);
 	return rc;

@@ -20,7 +20,7 @@
 #include "emu/objects/mw.h"
 #include "emu/objects/odp.h"
 #include "emu/objects/pd.h"
-#include "emu/transport/transport.h"
+#include "emu/objects/xport.h"
 #include "net/memguard.h"
 
 /* One key slot: a region's, or a window's (emu/objects/mw.c). Readers (the engine)
@@ -202,7 +202,7 @@ static void unpublish_on_engine(void *arg)
 	atomic_store_explicit(&c->s->mr, NULL, memory_order_release);
 	/* Packets queued from the region (RC payloads and READ responses
 	 * are sent from it in place) go now, while it is still there. */
-	emu_transport_flush_device(c->mr->pd->ctx->dev);
+	emu_xport->flush(c->mr->pd->ctx->dev);
 }
 
 static struct emu_device *mr_dev(const struct emu_mr *mr)

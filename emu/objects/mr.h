@@ -56,12 +56,12 @@ enum emu_mr_check {
 };
 
 /* The device's key table, created with the device (max_mr slots for
- * regions then max_mw for memory windows, at most EMU_MR_MAX_SLOTS in all:
+ * regions then max_mw for memory windows, at most EMU_MR_MAX_SLOTS in all
+ * (emu/device/config.h):
  * a key carries the slot in its upper 24 bits and an 8-bit tag, new on
  * every registration, in the low byte). Returns 0, or ENOMEM / EEXIST (the
  * device has one already). Destroy frees the table, not the regions still
  * in it, and leaves dev->mrs NULL. */
-#define EMU_MR_MAX_SLOTS (1u << 24)
 int emu_mr_table_create(struct emu_device *dev);
 void emu_mr_table_destroy(struct emu_device *dev);
 

@@ -19,6 +19,8 @@ libemucore_la_SOURCES += \
 	emu/objects/qp.c emu/objects/qp.h \
 	emu/objects/qp_attr.c emu/objects/qp_attr.h \
 	emu/objects/qp_ex.h \
+	emu/objects/qpc.h \
 	emu/objects/srq.c emu/objects/srq.h \
 	emu/objects/tm.c emu/objects/tm.h \
-	emu/objects/wr.c emu/objects/wr.h
+	emu/objects/wr.c emu/objects/wr.h \
+	emu/objects/xport.c emu/objects/xport.h

@@ -21,7 +21,8 @@
 #include "emu/objects/qp_attr.h"
 #include "emu/objects/srq.h"
 #include "emu/device/observer.h"
-#include "emu/transport/transport.h"
+#include "emu/objects/xport.h"
+#include "net/udp.h"
 #include "emu/objects/wr.h"
 #include "net/hdr.h"
 #include "net/memguard.h"
@@ -322,13 +323,12 @@ void emu_qp_error(struct emu_qp *qp, enum ibv_event_type ev)
 	atomic_store(&qp->state, IBV_QPS_ERR);
 	if (!was && ev)
 		emu_qp_event(qp, ev);
-	emu_comp_timers_stop(qp);
-	/* The coalesced ACK still owed goes out first, as a NIC would have
-	 * sent it on arrival: the peer, whose message our application may
-	 * already have seen complete, must not see it flushed instead. */
-	emu_resp_ack_now(qp);
-	/* Nothing it sent will be acknowledged now: room for others. */
-	emu_budget_forget_qp(qp);
+	/* Timers off; the coalesced ACK still owed goes out first, as a NIC
+	 * would have sent it on arrival: the peer, whose message our
+	 * application may already have seen complete, must not see it
+	 * flushed instead. Nothing it sent will be acknowledged now: its
+	 * budget makes room for others. */
+	emu_xport->qp_stop(qp);
 	qp->req.rnr_wait = false;
 	flush_sq(qp);
 	flush_rq(qp);
@@ -454,9 +454,9 @@ static void qp_doorbell(void *arg)
 		flush_sq(qp);
 		flush_rq(qp);
 	} else {
-		emu_req_run(qp);
+		emu_xport->qp_run(qp);
 	}
-	emu_transport_flush(emu_transport_of(qp->dev));
+	emu_xport->flush(qp->dev);
 }
 
 /* A doorbell rung by the posting thread: if the engine is idle that thread
@@ -513,7 +513,7 @@ static void do_insert(void *p)
 	c->rc = table_insert(c->qp->dev, c->qp);
 	if (!c->rc) {
 		c->qp->in_table = true;
-		emu_comp_timers_init(c->qp);
+		emu_xport->qp_added(c->qp);
 	}
 }
 
@@ -700,9 +700,7 @@ static void reset_engines(struct emu_qp *qp)
 	unsigned int nres = qp->resp.nres;
 	struct emu_rd_res *res = qp->resp.res;
 
-	emu_comp_timers_stop(qp);
-	emu_resp_ack_now(qp);	/* owed, as on a move to ERR */
-	emu_budget_forget_qp(qp);
+	emu_xport->qp_stop(qp);	/* the ACK owed too, as on a move to ERR */
 	/* RESET discards, without a completion, a WQE taken mid-message. */
 	if (qp->held_srq) {
 		emu_srq_put(qp->held_srq);
@@ -811,7 +809,6 @@ int emu_qp_destroy(struct emu_qp *qp)
 
 static void set_path(struct emu_qp *qp)
 {
-	struct emu_transport *t = emu_transport_of(qp->dev);
 	uint32_t port = qp->attr.port_num;
 	uint32_t mtu;
 
@@ -819,7 +816,7 @@ static void set_path(struct emu_qp *qp)
 		port = qp->attr.ah_attr.port_num;
 	if (port < 1 || port > qp->dev->nports)
 		port = 1;
-	qp->tp = &t->ports[port - 1];
+	qp->tp = emu_xport->port(qp->dev, port, &qp->port_cnt);
 	if (qp->type == IBV_QPT_UD) {
 		qp->mtu = qp->dev->ports[port - 1].cfg.mtu;
 	} else {
@@ -919,7 +916,7 @@ static void do_modify(void *p)
 	if (m & IBV_QP_SQ_PSN) {
 		qp->attr.sq_psn = a->sq_psn & PSN_MASK;
 		/* Credits follow [comp.psn, psn_hi), which starts over. */
-		emu_budget_forget_qp(qp);
+		emu_xport->qp_rebase(qp);
 		qp->req.psn = qp->attr.sq_psn;
 		qp->req.psn_hi = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;
@@ -945,8 +942,8 @@ static void do_modify(void *p)
 		emu_qp_check_drained(qp);
 	} else if (next == IBV_QPS_RTS) {
 		qp->req.draining = false;
-		emu_req_run(qp);
-		emu_transport_flush(emu_transport_of(qp->dev));
+		emu_xport->qp_run(qp);
+		emu_xport->flush(qp->dev);
 	}
 }
 

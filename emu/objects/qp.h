@@ -14,9 +14,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "emu/transport/budget.h"
-#include "emu/transport/cc.h"
-#include "emu/observe/counters.h"
+#include "emu/objects/qpc.h"
+#include "emu/device/cnt.h"
 #include "emu/device/device.h"
 #include "emu/objects/pdom.h"
 #include "emu/objects/qp_ex.h"
@@ -293,6 +292,7 @@ struct emu_qp {
 
 	/* Engine thread only. */
 	struct emu_tport *tp;		/* port of the path */
+	struct emu_port_counters *port_cnt;	/* and its counters */
 	unsigned int sock;		/* send pool socket */
 	struct in6_addr dest;		/* RC/UC peer */
 	struct in6_addr src;		/* the path's source GID address */

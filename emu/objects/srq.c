@@ -14,7 +14,6 @@
 #include "emu/objects/pd.h"
 #include "emu/objects/srq.h"
 #include "emu/objects/tm.h"
-#include "emu/transport/transport.h"
 #include "net/hdr.h"
 
 /* First SRQN handed out; 0 is kept out so that it never names an SRQ. */

@@ -3,25 +3,18 @@
  * classification the transports count with, and reading a port's counters
  * together with those its link and UDP I/O keep. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "emu/observe/counters.h"
+#include "emu/base/log.h"
 #include "emu/device/device.h"
 #include "emu/device/fault.h"
 #include "emu/objects/qp.h"
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/psn.h"
-
-void emu_cnt_classify(struct emu_cnt_pkt *p, const uint8_t *bth, uint32_t len)
-{
-	struct wire_class_of c;
-
-	wire_classify(&c, bth, len);
-	p->len = len;
-	p->cls = c.cls;
-	p->nak = c.nak;
-}
 
 _Static_assert(EMU_FAULT_TRUNCATE - EMU_FAULT_DROP == EMU_CNT_F_TRUNCATE,
 	       "fault actions in the order the counters keep them");
@@ -192,4 +185,50 @@ void emu_cnt_qp_rx(struct emu_qp *qp, uint64_t *pkts, uint64_t *bytes)
 	emu_device_run(qp->dev, do_qp_rx, &c);
 	*pkts = c.pkts;
 	*bytes = c.bytes;
+}
+
+/* Every counter of tp that is not 0, as name=value words on lines of
+ * "DEV/PORT ADDRESS: counters ..." short enough for the log. */
+static void log_port(struct emu_device *dev, struct emu_tport *tp)
+{
+	struct emu_port_counters c;
+	char line[400], addr[INET6_ADDRSTRLEN];
+	size_t at = 0;
+	unsigned int i;
+	uint64_t v;
+	int n;
+
+	emu_cnt_port_read(dev, tp->port->num, &c);
+	emu_addr_str(&tp->port->ep.addr, addr, sizeof(addr));
+	for (i = 0; i <= emu_cnt_nnames; i++) {
+		v = i < emu_cnt_nnames ? emu_cnt_value(&emu_cnt_names[i], &c) :
+					 0;
+		n = v ? snprintf(line + at, sizeof(line) - at, " %s=%llu",
+				 emu_cnt_names[i].name,
+				 (unsigned long long)v) : 0;
+		if (at && (i == emu_cnt_nnames ||
+			   at + (size_t)n >= sizeof(line))) {
+			line[at] = '\0';
+			emu_log(EMU_LOG_XPORT, "%s/%u %s: counters%s",
+				dev->ibdev.name, tp->port->num, addr, line);
+			at = 0;
+			if (v)
+				n = snprintf(line, sizeof(line), " %s=%llu",
+					     emu_cnt_names[i].name,
+					     (unsigned long long)v);
+		}
+		at += (size_t)n;
+	}
+}
+
+void emu_cnt_log_device(struct emu_device *dev)
+{
+	struct emu_transport *t = emu_transport_of(dev);
+	uint32_t i;
+
+	if (!emu_log_on(EMU_LOG_XPORT))
+		return;
+	for (i = 0; i < dev->nports; i++)
+		if (t->ports[i].open)
+			log_port(dev, &t->ports[i]);
 }

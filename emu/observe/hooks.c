@@ -5,6 +5,7 @@
  * the transport publish. Nothing below this room calls into it. */
 #include "emu/device/device.h"
 #include "emu/observe/capture.h"
+#include "emu/observe/counters.h"
 #include "emu/observe/ctl.h"
 #include "emu/observe/hooks.h"
 #include "emu/observe/hwcnt.h"
@@ -31,6 +32,7 @@ static void down(struct emu_device *dev)
 	/* The view's counters last, while the ports still have them. */
 	emu_hwcnt_stop(dev);
 	emu_tracer_device_down(dev);
+	emu_cnt_log_device(dev);
 }
 
 static void opened(struct emu_device *dev)

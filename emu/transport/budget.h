@@ -8,20 +8,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu/objects/qpc.h"
+
 /* Credits one QP may take in a turn before the next waiter gets room:
  * small enough that a thousand QPs interleave, large enough that one
  * turn amortises its wakeup over several packets. */
 #define EMU_BUDGET_QUANTUM	16
-
-/* A QP's side of the budget (struct emu_qp embeds one). */
-struct emu_budget_user {
-	struct emu_budget *b;		/* budget it holds or waits on */
-	struct emu_budget_user *prev, *next;	/* in b's wait queue */
-	uint32_t held;			/* credits taken, not released */
-	uint32_t quantum;		/* left in its turn, when turn */
-	bool queued;
-	bool turn;			/* being resumed by emu_budget_resume */
-};
 
 struct emu_budget {
 	uint32_t total;			/* credits: packets in flight */

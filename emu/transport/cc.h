@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "emu/device/config.h"
+#include "emu/objects/qpc.h"
 
 struct emu_qp;
 struct emu_rx_pkt;
@@ -19,20 +20,6 @@ struct emu_rx_pkt;
 #define EMU_CC_BACKLOG		4
 /* How far ahead of its DCQCN rate a QP may send. */
 #define EMU_CC_BURST_NS		50000ull
-
-struct emu_cc {
-	/* Notification point. */
-	uint64_t last_cnp_ns;
-	/* Reaction point: rates in Mb/s; active from the first CNP. */
-	bool limited;
-	double rc, rt, alpha;
-	uint64_t last_alpha_ns, last_timer_ns;
-	uint64_t bytes;			/* since the last byte-counter step */
-	uint32_t t_steps, bc_steps;	/* increase steps since the cut */
-	uint64_t next_ps;		/* when the QP may send again */
-	ev_timer resume;
-	uint64_t cuts;			/* CNPs that cut the rate */
-};
 
 void emu_cc_init(struct emu_qp *qp);
 void emu_cc_stop(struct emu_qp *qp);

@@ -7,6 +7,7 @@
 #include "emu/base/engine.h"
 #include "emu/objects/qp.h"
 #include "emu/device/observer.h"
+#include "emu/transport/cc.h"
 #include "emu/transport/transport.h"
 #include "emu/objects/wr.h"
 #include "net/hdr.h"

@@ -45,6 +45,34 @@ static void port_engine(struct emu_port *port, const char *what)
 		emu_transport_link_config(tp);
 }
 
+static void qp_stop(struct emu_qp *qp)
+{
+	emu_comp_timers_stop(qp);
+	emu_resp_ack_now(qp);
+	emu_budget_forget_qp(qp);
+}
+
+static struct emu_tport *port_of(struct emu_device *dev, uint32_t num,
+				 struct emu_port_counters **cnt)
+{
+	struct emu_tport *tp = &emu_transport_of(dev)->ports[num - 1];
+
+	*cnt = &tp->cnt;
+	return tp;
+}
+
+const struct emu_xport_ops emu_transport_xport = {
+	.qp_added = emu_comp_timers_init,
+	.qp_stop = qp_stop,
+	.qp_rebase = emu_budget_forget_qp,
+	.qp_run = emu_req_run,
+	.port = port_of,
+	.flush = emu_transport_flush_device,
+	.poll = emu_transport_poll,
+	.polled = emu_transport_polled,
+	.will_sleep = emu_transport_will_sleep,
+};
+
 const struct emu_observer emu_transport_hooks = {
 	.made = made,
 	.unmade = unmade,

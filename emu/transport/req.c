@@ -2,6 +2,7 @@
  * PSNs, ACK requests, READ/atomic limits, fences) and resends on rewind. */
 #include <string.h>
 
+#include "emu/transport/cc.h"
 #include "emu/objects/ah.h"
 #include "emu/base/engine.h"
 #include "emu/base/log.h"

@@ -2,6 +2,7 @@
  * found before a responder or completer sees it; the rest is counted. */
 #include <string.h>
 
+#include "emu/transport/cc.h"
 #include "emu/device/device.h"
 #include "emu/base/log.h"
 #include "emu/objects/qp.h"

@@ -11,7 +11,7 @@
 
 #include "emu/transport/budget.h"
 #include "emu/device/config.h"
-#include "emu/observe/counters.h"
+#include "emu/device/cnt.h"
 #include "emu/transport/inject.h"
 #include "emu/device/link.h"
 #include "emu/transport/pulse.h"
@@ -37,7 +37,7 @@ struct emu_tport {
 					 * CQ was armed: the claim lapsed */
 	atomic_bool handed_off;		/* the watch is off, idle_check runs */
 	ev_timer idle_check;
-	struct emu_port_counters cnt;	/* emu/observe/counters.h */
+	struct emu_port_counters cnt;	/* emu/device/cnt.h */
 	/* The values of emu_cnt_names the sysfs view's hw_counters files
 	 * hold (emu/observe/hwcnt.c), under the view's write lock. */
 	uint64_t hw_shown[EMU_CNT_NAMES_MAX];

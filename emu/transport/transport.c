@@ -276,40 +276,6 @@ int emu_transport_start(struct emu_device *dev)
 	return 0;
 }
 
-/* Every counter of tp that is not 0, as name=value words on lines of
- * "DEV/PORT ADDRESS: counters ..." short enough for the log. */
-static void log_counters(struct emu_device *dev, struct emu_tport *tp)
-{
-	struct emu_port_counters c;
-	char line[400], addr[INET6_ADDRSTRLEN];
-	size_t at = 0;
-	unsigned int i;
-	uint64_t v;
-	int n;
-
-	emu_cnt_port_read(dev, tp->port->num, &c);
-	emu_addr_str(&tp->port->ep.addr, addr, sizeof(addr));
-	for (i = 0; i <= emu_cnt_nnames; i++) {
-		v = i < emu_cnt_nnames ? emu_cnt_value(&emu_cnt_names[i], &c) :
-					 0;
-		n = v ? snprintf(line + at, sizeof(line) - at, " %s=%llu",
-				 emu_cnt_names[i].name,
-				 (unsigned long long)v) : 0;
-		if (at && (i == emu_cnt_nnames ||
-			   at + (size_t)n >= sizeof(line))) {
-			line[at] = '\0';
-			emu_log(EMU_LOG_XPORT, "%s/%u %s: counters%s",
-				dev->ibdev.name, tp->port->num, addr, line);
-			at = 0;
-			if (v)
-				n = snprintf(line, sizeof(line), " %s=%llu",
-					     emu_cnt_names[i].name,
-					     (unsigned long long)v);
-		}
-		at += (size_t)n;
-	}
-}
-
 /* On the engine thread, so that nothing there is using a port's I/O while
  * it goes away (io_uring requests are the engine's too). */
 static void do_stop(void *arg)
@@ -324,10 +290,6 @@ static void do_stop(void *arg)
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
 
-		/* What the port did, for measuring it and for tests that
-		 * account for every packet (EMUVERBS_DEBUG=xport). */
-		if (tp->open && emu_log_on(EMU_LOG_XPORT))
-			log_counters(dev, tp);
 		ev_timer_stop(emu_engine_loop(dev->engine), &tp->idle_check);
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);

@@ -29,7 +29,7 @@ if ! "$cc" -g -O1 -fno-omit-frame-pointer \
 	-D_GNU_SOURCE -DEMU_LIBDIR='"/nonexistent"' \
 	-DEMU_SYSCONFDIR='"/nonexistent"' -I. -Iinclude \
 	$(pkg-config --cflags libnl-route-3.0 inih liburing libpcap) \
-	tests/fuzz/fuzz_rx.c net/*.c emu/*.c verbs/*.c \
+	tests/fuzz/fuzz_rx.c net/*.c emu/*.c emu/*/*.c verbs/*.c \
 	$(pkg-config --libs libnl-route-3.0 inih liburing zlib libpcap) -lev \
 	-ldl -lm \
 	-pthread -o "$out/fuzz_rx" >"$out/build.log" 2>&1; then

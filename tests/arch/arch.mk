@@ -1,0 +1,5 @@
+# tests/arch/: the floor plan's rule, checked on the includes: the layers
+# and emu/'s rooms call down only (doc/architecture.md). rooms.sh checks
+# the tree; its --self-test shows a planted include across the rule fail.
+TESTS += tests/arch/rooms.sh tests/arch/rooms_self_test.sh
+EXTRA_DIST += tests/arch/rooms.sh tests/arch/rooms_self_test.sh
