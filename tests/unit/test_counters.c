@@ -199,6 +199,7 @@ START_TEST(t_events)
 	EMU_CNT_EV(&qp, timeouts);
 	ck_assert_uint_eq(qp.cnt.ev.timeouts, 1);
 	qp.tp = &tp;
+	qp.port_cnt = &tp.cnt;
 	EMU_CNT_EV(&qp, timeouts);
 	EMU_CNT_EV(&qp, dup_requests);
 	ck_assert_uint_eq(qp.cnt.ev.timeouts, 2);

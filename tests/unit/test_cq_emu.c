@@ -15,6 +15,7 @@
 
 #include <check.h>
 
+#include "emu/emu.h"
 #include "emu/objects/cq.h"
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
@@ -1200,5 +1201,6 @@ static Suite *cq_suite(void)
 
 int main(void)
 {
+	emu_init();
 	return emu_test_run(cq_suite());
 }
