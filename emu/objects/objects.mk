@@ -18,6 +18,12 @@ libemucore_la_SOURCES += \
 	emu/objects/pdom.c emu/objects/pdom.h \
 	emu/objects/qp.c emu/objects/qp.h \
 	emu/objects/qp_attr.c emu/objects/qp_attr.h \
+	emu/objects/qp_complete.c \
+	emu/objects/qp_flush.c \
+	emu/objects/qp_int.h \
+	emu/objects/qp_modify.c \
+	emu/objects/qp_post.c \
+	emu/objects/qp_sge.c \
 	emu/objects/qp_ex.h \
 	emu/objects/qpc.h \
 	emu/objects/srq.c emu/objects/srq.h \
