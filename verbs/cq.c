@@ -30,7 +30,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 		return verbs_null(rc);
 	rc = emu_comp_channel_create(emu_ctx(context), &ch);
 	if (rc)
-		return verbs_null(-rc);
+		return verbs_null(rc);
 	return &ch->ibv;
 }
 
@@ -43,7 +43,7 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 					    "channel is NULL"));
 	if (verbs_ctx_live(channel->context, "ibv_destroy_comp_channel"))
 		return verbs_ret(EIO);
-	rc = -emu_comp_channel_destroy(to_emu_channel(channel));
+	rc = emu_comp_channel_destroy(to_emu_channel(channel));
 	if (rc == EBUSY)
 		emu_log(EMU_LOG_VERBS, "ibv_destroy_comp_channel: CQs still "
 			"use the channel");
@@ -115,7 +115,7 @@ static struct emu_cq *create(struct ibv_context *context,
 	attr->channel = channel ? to_emu_channel(channel) : NULL;
 	rc = emu_cq_create(emu_ctx(context), attr, &cq);
 	if (rc)
-		return verbs_null(-rc);
+		return verbs_null(rc);
 	return cq;
 }
 
@@ -234,8 +234,7 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	/* Shrinking below what the CQ holds fails; "holds" includes the
 	 * completions of work the application already handed over. */
 	emu_engine_sync(emu_ctx(cq->context)->dev->engine);
-	rc = -emu_cq_resize(to_emu_cq(cq), (uint32_t)cqe,
-			    max_cqe(cq->context));
+	rc = emu_cq_resize(to_emu_cq(cq), (uint32_t)cqe, max_cqe(cq->context));
 	if (rc == EINVAL)
 		emu_log(EMU_LOG_VERBS, "ibv_resize_cq: cqe %d < the "
 			"completions the CQ holds", cqe);
@@ -275,7 +274,7 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	rc = verbs_obj_find(NULL, cq, EMU_OBJ_CQ, "ibv_destroy_cq", "cq");
 	if (rc)
 		return verbs_ret(rc);
-	rc = -emu_cq_destroy(to_emu_cq(cq));
+	rc = emu_cq_destroy(to_emu_cq(cq));
 	if (rc == EBUSY)
 		emu_log(EMU_LOG_VERBS, "ibv_destroy_cq: QPs or SRQs still use "
 			"the CQ");

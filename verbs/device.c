@@ -23,9 +23,9 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	emu_init();
 	rc = emu_registry_get(&devs, &n);
 	if (rc)
-		return verbs_null(emu_refuse(-rc, "ibv_get_device_list: the "
+		return verbs_null(emu_refuse(rc, "ibv_get_device_list: the "
 					     "device registry failed (errno "
-					     "%d)", -rc));
+					     "%d)", rc));
 	list = calloc(n + 1, sizeof(*list));
 	if (!list)
 		return verbs_null(ENOMEM);

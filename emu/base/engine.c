@@ -98,12 +98,12 @@ int emu_engine_start(struct emu_engine **out)
 	int rc;
 
 	if (!e)
-		return -ENOMEM;
+		return ENOMEM;
 	/* A private loop: the application may use libev's default loop. */
 	e->loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
 	if (!e->loop) {
 		free(e);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	ev_set_userdata(e->loop, e);
 	ev_set_loop_release_cb(e->loop, loop_release, loop_acquire);
@@ -130,7 +130,7 @@ int emu_engine_start(struct emu_engine **out)
 	if (rc) {
 		ev_loop_destroy(e->loop);
 		free(e);
-		return -rc;
+		return rc;
 	}
 	pthread_setname_np(e->thread, "emuverbs-engine");
 	*out = e;

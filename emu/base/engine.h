@@ -22,7 +22,7 @@ static inline uint64_t emu_now_ns(void)
 
 typedef void (*emu_engine_fn)(void *arg);
 
-/* 0 and *out, or a negative errno. */
+/* 0 and *out, or a positive errno. */
 int emu_engine_start(struct emu_engine **out);
 /* Stops the thread after the current callback; watches must be gone. */
 void emu_engine_stop(struct emu_engine *e);

@@ -17,7 +17,7 @@ int emu_numtab_create(struct emu_numtab *t, uint32_t max, uint32_t lowest,
 		nslots <<= 1;
 	t->slot = calloc(nslots, sizeof(*t->slot));
 	if (!t->slot)
-		return -ENOMEM;
+		return ENOMEM;
 	t->mask = nslots - 1;
 	t->max = max;
 	t->live = 0;
@@ -66,7 +66,7 @@ void emu_numtab_remove(struct emu_numtab *t, uint32_t num, const void *obj)
 int emu_numtab_count_in(struct emu_numtab *t)
 {
 	if (t->live >= t->max)
-		return -ENOMEM;
+		return ENOMEM;
 	t->live++;
 	return 0;
 }

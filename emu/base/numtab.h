@@ -25,23 +25,25 @@ struct emu_numtab {
 };
 
 /* Room for max objects, numbers from first on (lowest <= first < 2^24);
- * 0 or -ENOMEM. */
+ * 0, or a positive errno (ENOMEM). */
 int emu_numtab_create(struct emu_numtab *t, uint32_t max, uint32_t lowest,
 		      uint32_t first);
 /* Frees the slots; t may have failed to create or be destroyed already. */
 void emu_numtab_destroy(struct emu_numtab *t);
 
-/* obj's new number, or -ENOMEM: max objects are live. Numbers advance
- * through the 24-bit space and come back only after the whole of it has
- * gone by, so a late packet for a destroyed object never reaches its
- * successor. */
+/* obj's new number, or -ENOMEM: max objects are live (a number-or-
+ * negative return, an exception to emu/'s positive errnos kept in
+ * tests/arch/errno.sh: a number is below 2^24, so the sign tells).
+ * Numbers advance through the 24-bit space and come back only after the
+ * whole of it has gone by, so a late packet for a destroyed object never
+ * reaches its successor. */
 int emu_numtab_insert(struct emu_numtab *t, void *obj);
 /* Frees num if obj holds it: removing twice, or what failed to insert,
  * does nothing. */
 void emu_numtab_remove(struct emu_numtab *t, uint32_t num, const void *obj);
 
 /* An object numbered outside the slots (each port's QP1) that counts
- * against max all the same: 0 or -ENOMEM, and its release. */
+ * against max all the same: 0 or ENOMEM, and its release. */
 int emu_numtab_count_in(struct emu_numtab *t);
 void emu_numtab_count_out(struct emu_numtab *t);
 

@@ -16,7 +16,7 @@ int emu_async_init(struct emu_async *a)
 	 * that polls the fd and reads one event at a time sees them all. */
 	a->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (a->fd < 0)
-		return -errno;
+		return errno;
 	pthread_mutex_init(&a->lock, NULL);
 	return 0;
 }
@@ -37,7 +37,7 @@ int emu_async_push(struct emu_async *a, const struct ibv_async_event *ev)
 	if (a->tail - a->head >= EMU_ASYNC_RING) {
 		a->dropped++;
 		pthread_mutex_unlock(&a->lock);
-		return -ENOSPC;
+		return ENOSPC;
 	}
 	a->ring[a->tail % EMU_ASYNC_RING] = *ev;
 	a->tail++;
@@ -45,7 +45,7 @@ int emu_async_push(struct emu_async *a, const struct ibv_async_event *ev)
 	/* Only after the event is in the ring, so a reader woken by the
 	 * counter always finds one. */
 	if (write(a->fd, &one, sizeof(one)) != sizeof(one))
-		return -errno;
+		return errno;
 	return 0;
 }
 

@@ -18,9 +18,11 @@ struct emu_async {
 	struct ibv_async_event ring[EMU_ASYNC_RING];
 };
 
+/* 0, or a positive errno (that of eventfd). */
 int emu_async_init(struct emu_async *a);
 void emu_async_fini(struct emu_async *a);
-/* Queue an event; 0, or -ENOSPC when the ring is full (counted). */
+/* Queue an event; 0, or a positive errno: ENOSPC when the ring is full
+ * (counted), or that of the eventfd write. */
 int emu_async_push(struct emu_async *a, const struct ibv_async_event *ev);
 /* Withdraw the queued events that name obj (a QP, CQ, SRQ or WQ being
  * destroyed): they are never delivered, as the kernel drops them. Returns

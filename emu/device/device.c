@@ -147,7 +147,7 @@ static void bind_failed(FILE *errf, struct emu_port *port, const char *what,
 {
 	char msg[256];
 
-	if (rc == -EADDRINUSE && emu_endpoint_port_held(udp)) {
+	if (rc == EADDRINUSE && emu_endpoint_port_held(udp)) {
 		snprintf(msg, sizeof(msg), "%s: UDP %u is held by another "
 			 "RoCE stack on every address (kernel rdma_rxe "
 			 "loaded?); a kernel or NIC peer answers only there, "
@@ -155,7 +155,7 @@ static void bind_failed(FILE *errf, struct emu_port *port, const char *what,
 			 "emuverbs peers on another port)", what, udp);
 		what = msg;
 	}
-	report(errf, &port->dev->cfg, port->num, what, -rc);
+	report(errf, &port->dev->cfg, port->num, what, rc);
 }
 
 /* An InfiniBand port: its GID is the link-local one of its GUID (no IP
@@ -170,7 +170,7 @@ static int port_join_subnet(struct emu_port *port, FILE *errf)
 				      0);
 	if (rc) {
 		report(errf, &port->dev->cfg, port->num, "port GID", rc);
-		return -rc;
+		return rc;
 	}
 	return emu_subnet_join(port, errf);
 }
@@ -183,8 +183,10 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 	int rc;
 
 	port->ep.fd = -1;
+	/* net/ answers with errnos negated, as the kernel's socket calls
+	 * do; here they turn positive, as emu/ returns them. */
 	if (pc->netdev[0]) {
-		rc = emu_endpoint_bind_netdev(&port->ep, pc->netdev, udp);
+		rc = -emu_endpoint_bind_netdev(&port->ep, pc->netdev, udp);
 		if (rc) {
 			bind_failed(errf, port, "cannot bind to netdev", udp,
 				    rc);
@@ -195,7 +197,7 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 		if (!port->nl) {
 			report(errf, &port->dev->cfg, port->num,
 			       "cannot follow netdev addresses", rc);
-			return -rc;
+			return rc;
 		}
 		port->ndev_ifindex = emu_nl_ifindex(port->nl);
 		/* As rdma_rxe does: the port's MTU is what the interface
@@ -206,9 +208,9 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 		return 0;
 	}
 	if (pc->has_address)
-		rc = emu_endpoint_bind_addr(&port->ep, &pc->address, udp);
+		rc = -emu_endpoint_bind_addr(&port->ep, &pc->address, udp);
 	else
-		rc = emu_endpoint_claim_loopback(&port->ep, udp);
+		rc = -emu_endpoint_claim_loopback(&port->ep, udp);
 	if (rc) {
 		bind_failed(errf, port, pc->has_address ?
 			    "cannot bind address" :
@@ -224,7 +226,7 @@ static int port_setup_endpoint(struct emu_port *port, FILE *errf)
 				    port->ndev_ifindex)) {
 		report(errf, &port->dev->cfg, port->num,
 		       "no free GID pair for the endpoint address", ENOSPC);
-		return -ENOSPC;
+		return ENOSPC;
 	}
 	return 0;
 }
@@ -245,7 +247,7 @@ static int port_init(struct emu_device *dev, uint32_t num, FILE *errf)
 	rc = emu_gid_table_init(&port->gids, num, port->cfg.gid_tbl_len);
 	if (rc) {
 		report(errf, &dev->cfg, num, "GID table", rc);
-		return -rc;
+		return rc;
 	}
 	/* Static entries first, so the endpoint's pair lands around them. */
 	for (i = 0; i < port->cfg.n_static_gids; i++) {
@@ -255,7 +257,7 @@ static int port_init(struct emu_device *dev, uint32_t num, FILE *errf)
 					      sg->type, 0);
 		if (rc) {
 			report(errf, &dev->cfg, num, "static GID", rc);
-			return -rc;
+			return rc;
 		}
 	}
 	return port_setup_endpoint(port, errf);
@@ -434,7 +436,7 @@ int emu_registry_get(struct emu_device ***devices, unsigned int *n)
 
 		pthread_mutex_unlock(&registry_lock);
 		if (!cfg)
-			return -ENOMEM;
+			return ENOMEM;
 		emu_config_load(cfg, stderr);
 		emu_registry_init_from(cfg, stderr);
 		free(cfg);
@@ -471,7 +473,7 @@ static int engine_up(struct emu_device *dev)
 		w = emu_engine_watch_fd(dev->engine, emu_nl_fd(port->nl),
 					nl_readable, port->nl);
 		if (!w)
-			return -ENOMEM;
+			return ENOMEM;
 		port->nl_watch = w;
 	}
 	rc = emu_publish_start(dev);
@@ -522,7 +524,7 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 	rc = emu_async_init(&ctx->async);
 	if (rc) {
 		free(ctx);
-		errno = -rc;
+		errno = rc;
 		return NULL;
 	}
 	ctx->dev = dev;
@@ -535,7 +537,7 @@ struct emu_context *emu_context_open(struct emu_device *dev)
 			pthread_mutex_unlock(&dev->lock);
 			emu_async_fini(&ctx->async);
 			free(ctx);
-			errno = -rc;
+			errno = rc;
 			return NULL;
 		}
 		atomic_store(&dev->busy_gen, emu_fork_gen);

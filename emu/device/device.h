@@ -113,7 +113,8 @@ static inline struct emu_device *emu_dev(struct ibv_device *d)
 void emu_device_run(struct emu_device *dev, void (*fn)(void *), void *arg);
 
 /* The registry: built once per process from emu_config_load(); problems are
- * reported on stderr, one line each, and the device concerned left out. */
+ * reported on stderr, one line each, and the device concerned left out.
+ * 0 and the devices, or a positive errno (ENOMEM). */
 int emu_registry_get(struct emu_device ***devices, unsigned int *n);
 /* Build the registry from an explicit config (tests); replaces nothing if
  * one exists already. */

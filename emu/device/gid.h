@@ -46,7 +46,9 @@ int emu_gid_table_query(struct emu_gid_table *t, uint32_t index,
 /* Number of valid entries. */
 int emu_gid_table_count(struct emu_gid_table *t);
 /* Copy the valid entries, in index order, into entries[0..max): returns how
- * many, or -EINVAL when there are more than max (nothing is written then). */
+ * many, or -EINVAL when there are more than max (nothing is written then).
+ * A count-or-negative return, as ibv_query_gid_table's that it feeds: an
+ * exception to emu/'s positive errnos, listed in tests/arch/errno.sh. */
 int emu_gid_table_snapshot(struct emu_gid_table *t,
 			   struct ibv_gid_entry *entries, uint32_t max);
 

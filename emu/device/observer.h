@@ -23,15 +23,15 @@ struct emu_tport;
  * subscribed; undoing (unmade, stop, down) runs in the reverse order.
  */
 struct emu_observer {
-	/* The device was made (keep per-device state: nonzero, an errno,
-	 * fails the making, says in *what what could not be made, and
-	 * unmakes those before) or is unmade. */
+	/* The device was made (keep per-device state: nonzero, a positive
+	 * errno, fails the making, says in *what what could not be made,
+	 * and unmakes those before) or is unmade. */
 	int (*made)(struct emu_device *dev, const char **what);
 	void (*unmade)(struct emu_device *dev);
 	/* It joined the registry built from cfg, beside all the others. */
 	void (*listed)(struct emu_device *dev, const struct emu_config *cfg);
 	/* Its engine started, dev->lock held: start work on it (nonzero, a
-	 * negative errno, fails the open); stop before the engine stops. */
+	 * positive errno, fails the open); stop before the engine stops. */
 	int (*start)(struct emu_device *dev);
 	void (*stop)(struct emu_device *dev);
 	/* On the engine thread, once the transport runs / before it stops:

@@ -85,12 +85,12 @@ static int write_entries(int fd, const struct entry *e, unsigned int n)
 	if (dfd < 0 || ftruncate(fd, 0)) {
 		if (dfd >= 0)
 			close(dfd);
-		return -errno;
+		return errno;
 	}
 	f = fdopen(dfd, "w");
 	if (!f) {
 		close(dfd);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	rewind(f);
 	for (i = 0; i < n; i++) {
@@ -98,7 +98,7 @@ static int write_entries(int fd, const struct entry *e, unsigned int n)
 		fprintf(f, "%u %s %ld\n", e[i].lid, addr, e[i].pid);
 	}
 	if (fclose(f))
-		rc = -EIO;
+		rc = EIO;
 	return rc;
 }
 
@@ -185,10 +185,10 @@ int emu_subnet_join(struct emu_port *port, FILE *errf)
 	}
 	e = calloc(REGISTRY_MAX, sizeof(*e));
 	if (!e)
-		return -ENOMEM;
+		return ENOMEM;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || flock(fd, LOCK_EX)) {
-		rc = -errno;
+		rc = errno;
 		fprintf(errf, "emuverbs: %s: %s\n", path, strerror(errno));
 		goto out;
 	}
@@ -206,7 +206,7 @@ int emu_subnet_join(struct emu_port *port, FILE *errf)
 			fprintf(errf, "emuverbs: %s port %u: lid %u is taken "
 				"by process %ld (%s)\n", port->dev->cfg.name,
 				port->num, lid, e[i].pid, path);
-			rc = -EADDRINUSE;
+			rc = EADDRINUSE;
 			goto out;
 		}
 	} else {
@@ -216,7 +216,7 @@ int emu_subnet_join(struct emu_port *port, FILE *errf)
 	}
 	if (n == REGISTRY_MAX || lid > 0xbfff) {
 		fprintf(errf, "emuverbs: %s: the subnet is full\n", path);
-		rc = -ENOSPC;
+		rc = ENOSPC;
 		goto out;
 	}
 	e[n].lid = lid;
@@ -224,7 +224,7 @@ int emu_subnet_join(struct emu_port *port, FILE *errf)
 	e[n].pid = (long)getpid();
 	rc = write_entries(fd, e, n + 1);
 	if (rc) {
-		fprintf(errf, "emuverbs: %s: %s\n", path, strerror(-rc));
+		fprintf(errf, "emuverbs: %s: %s\n", path, strerror(rc));
 		goto out;
 	}
 	port->lid = lid;

@@ -33,10 +33,10 @@ struct emu_subnet_cache {
 /*
  * Give an InfiniBand port its LID: the config's `lid`, else the lowest
  * free one from 2 up in this user's registry (the file ib-subnet in the
- * runtime directory of emu/observe/ctl.h, shared by the processes of one machine;
- * entries of processes that are gone are dropped). 0, or a negative errno
- * with a line on errf (the LID taken by a live process, the registry not
- * writable).
+ * runtime directory of emu/observe/ctl.h, shared by the processes of one
+ * machine; entries of processes that are gone are dropped). 0, or a
+ * positive errno with a line on errf (the LID taken by a live process, the
+ * registry not writable).
  */
 int emu_subnet_join(struct emu_port *port, FILE *errf);
 /* The port leaves the registry (its device is destroyed). */

@@ -135,12 +135,12 @@ int emu_comp_channel_create(struct emu_context *ctx,
 	int err;
 
 	if (!ch)
-		return -ENOMEM;
+		return ENOMEM;
 	/* Semaphore mode: one read takes one event, so a program that polls
 	 * the fd and then reads one event at a time sees them all. */
 	ch->ibv.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (ch->ibv.fd < 0) {
-		err = -errno;
+		err = errno;
 		free(ch);
 		return err;
 	}
@@ -160,7 +160,7 @@ int emu_comp_channel_destroy(struct emu_comp_channel *ch)
 	pthread_mutex_lock(&c->mutex);
 	if (ch->ibv.refcnt) {
 		pthread_mutex_unlock(&c->mutex);
-		return -EBUSY;
+		return EBUSY;
 	}
 	pthread_mutex_unlock(&c->mutex);
 	close(ch->ibv.fd);
@@ -283,7 +283,7 @@ static void raise_cq_err(struct emu_cq *cq)
 	pthread_mutex_lock(&cq->ibv.mutex);
 	cq->async_reported++;
 	pthread_mutex_unlock(&cq->ibv.mutex);
-	if (emu_async_push(&cq->ctx->async, &ev) == -ENOSPC) {
+	if (emu_async_push(&cq->ctx->async, &ev) == ENOSPC) {
 		pthread_mutex_lock(&cq->ibv.mutex);
 		cq->async_reported--;
 		pthread_mutex_unlock(&cq->ibv.mutex);
@@ -323,7 +323,7 @@ int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
 	if (atomic_load_explicit(&cq->error, memory_order_relaxed)) {
 		cq->lost++;
 		pthread_spin_unlock(&cq->plock);
-		return -ENOSPC;
+		return ENOSPC;
 	}
 	r = cq->ring;
 	t = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -332,7 +332,7 @@ int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
 		cq->lost++;
 		if (cq->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN) {
 			pthread_spin_unlock(&cq->plock);
-			return -ENOSPC;
+			return ENOSPC;
 		}
 		/* Release: a poller that sees the error also sees every
 		 * completion queued before it. */
@@ -340,7 +340,7 @@ int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
 		cq->armed = EMU_CQ_DISARMED;
 		pthread_spin_unlock(&cq->plock);
 		raise_cq_err(cq);
-		return -ENOSPC;
+		return ENOSPC;
 	}
 	r->slot[t & r->mask] = *wc;
 	r->tm[t & r->mask] = tm ? *tm : none;
@@ -696,7 +696,7 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 	/* max_cq is a device-wide count, as a real HCA's CQ table is. */
 	rc = emu_dev_count_take(ctx->dev, EMU_COUNT_CQ);
 	if (rc)
-		return -rc;
+		return rc;
 	cq = calloc(1, sizeof(*cq));
 	if (cq)
 		cq->ring = ring_alloc(size, attr->wc_flags, attr->pdom);
@@ -706,7 +706,7 @@ int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 			ring_free(cq->ring);
 		free(cq);
 		emu_dev_count_release(ctx->dev, EMU_COUNT_CQ);
-		return -ENOMEM;
+		return ENOMEM;
 	}
 	cq->ctx = ctx;
 	cq->pdom = attr->pdom;
@@ -752,7 +752,7 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 	uint32_t h, n, i;
 
 	if (!r)
-		return -ENOMEM;
+		return ENOMEM;
 	/* Both sides stopped: pollers (clock) and producers (plock). */
 	consumer_lock(cq);
 	pthread_spin_lock(&cq->plock);
@@ -763,7 +763,7 @@ int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe)
 		pthread_spin_unlock(&cq->plock);
 		consumer_unlock(cq);
 		ring_free(r);
-		return -EINVAL;
+		return EINVAL;
 	}
 	for (i = 0; i < n; i++) {
 		r->slot[i] = old->slot[(h + i) & old->mask];
@@ -814,7 +814,7 @@ int emu_cq_destroy(struct emu_cq *cq)
 	uint32_t forgotten;
 
 	if (atomic_load_explicit(&cq->users, memory_order_acquire))
-		return -EBUSY;
+		return EBUSY;
 	if (ch)
 		channel_purge(cq);
 	forgotten = emu_async_cancel(&cq->ctx->async, emu_cq_ibv(cq));

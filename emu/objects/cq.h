@@ -22,8 +22,9 @@ struct emu_pdom;
  * - Overrun (a push into a full ring): that completion is lost, the CQ
  *   enters the error state and IBV_EVENT_CQ_ERR (element.cq) is queued on
  *   the context once. Polling then returns the completions queued before
- *   the overrun, in order, and after them -EIO (start_poll/next_poll:
- *   EIO) for good; later pushes are lost too. No completion event fires.
+ *   the overrun, in order, and after them fails with EIO for good
+ *   (ibv_poll_cq returns it negated, start_poll/next_poll as it is);
+ *   later pushes are lost too. No completion event fires.
  * - IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN: a push into a full ring drops that
  *   completion (the newest; queued ones are never overwritten) and
  *   nothing else happens. IBV_CREATE_CQ_ATTR_SINGLE_THREADED: consumers
@@ -136,19 +137,22 @@ struct emu_cq_attr {
  * but never past max_cqe (so cqe <= size <= max_cqe). */
 uint32_t emu_cq_size(uint32_t cqe, uint32_t max_cqe);
 
-/* 0 and *out, or a negative errno (ENOMEM). Fills every ibv_cq field as
+/* 0 and *out, or a positive errno (ENOMEM). Fills every ibv_cq field as
  * rdma-core's verbs_init_cq() does and the extended polling ops. */
 int emu_cq_create(struct emu_context *ctx, const struct emu_cq_attr *attr,
 		  struct emu_cq **out);
-/* 0, or -EBUSY while users is not zero. Waits until every CQ event
+/* 0, or EBUSY while users is not zero. Waits until every CQ event
  * reported for it has been acknowledged. */
 int emu_cq_destroy(struct emu_cq *cq);
-/* 0, or -EINVAL when more than cqe completions are queued, or -ENOMEM.
+/* 0, or EINVAL when more than cqe completions are queued, or ENOMEM.
  * Queued completions are kept, in order. */
 int emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint32_t max_cqe);
 
 /* The op slot ctx->ops.poll_cq, and what ctx->ops.req_notify_cq does once
- * the front end has checked the CQ (verbs/cq.c). */
+ * the front end has checked the CQ (verbs/cq.c). The poll keeps
+ * ibv_poll_cq's contract, an exception to emu/'s positive errnos listed in
+ * tests/arch/errno.sh: the number of completions taken, or a negative
+ * errno (-EINVAL, -EIO) with errno set. */
 int emu_cq_poll(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int emu_cq_req_notify(struct ibv_cq *cq, int solicited_only);
 
@@ -163,11 +167,11 @@ bool emu_cq_in_error(struct emu_cq *cq);
 /* Producer side, called on the engine thread: append one completion and,
  * if the CQ is armed (for any completion, or solicited-only and this one
  * is solicited or an error), signal its completion channel.
- * Returns 0, or -ENOSPC on overrun: the completion is lost, the CQ enters
+ * Returns 0, or ENOSPC on overrun: the completion is lost, the CQ enters
  * the error state and IBV_EVENT_CQ_ERR is raised on the context.
  * Any thread may call it (a lock serialises producers), but never after
  * its caller's emu_cq_put(). In the error state, or when full with
- * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN, it also returns -ENOSPC: lost. */
+ * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN, it also returns ENOSPC: lost. */
 int emu_cq_push(struct emu_cq *cq, const struct ibv_wc *wc, bool solicited);
 /* The same with the tag-matching information read_tm_info returns for it
  * (NULL: zeros). */
@@ -179,10 +183,10 @@ int emu_cq_push_tm(struct emu_cq *cq, const struct ibv_wc *wc,
  * providers clean them (mlx5_cq_clean). */
 void emu_cq_clean(struct emu_cq *cq, uint32_t qpn);
 
-/* Completion channels. 0 and *out, or a negative errno. */
+/* Completion channels. 0 and *out, or a positive errno. */
 int emu_comp_channel_create(struct emu_context *ctx,
 			    struct emu_comp_channel **out);
-/* 0, or -EBUSY while a CQ uses it. */
+/* 0, or EBUSY while a CQ uses it. */
 int emu_comp_channel_destroy(struct emu_comp_channel *ch);
 /* The next CQ event: 0 and *cq, or -1 with errno (EAGAIN when the fd is
  * non-blocking and no event is pending). */

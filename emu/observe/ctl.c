@@ -356,7 +356,7 @@ static int server_start(void)
 		goto fail;
 	rc = emu_engine_start(&engine);
 	if (rc) {
-		errno = -rc;
+		errno = rc;
 		goto fail;
 	}
 	watch = emu_engine_watch_fd(engine, listen_fd, on_accept, NULL);

@@ -33,10 +33,10 @@ static void refresh(struct emu_device *dev)
 			values[k] = emu_cnt_value(&emu_cnt_names[k], &c);
 		rc = emu_sysview_counters(dev, dir, i + 1, values);
 		/* Another process of the view shows its own: not an error. */
-		if (rc && rc != -ESRCH)
+		if (rc && rc != ESRCH)
 			emu_log(EMU_LOG_XPORT, "%s/%u: hw_counters not "
 				"rewritten: errno %d", dev->ibdev.name, i + 1,
-				-rc);
+				rc);
 	}
 }
 

@@ -50,25 +50,25 @@ static int put(int dirfd, const char *name, const char *fmt, ...)
 	len = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (len < 0 || len >= (int)sizeof(buf))
-		return -EOVERFLOW;
+		return EOVERFLOW;
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 		    0444);
 	if (fd < 0)
-		return -errno;
+		return errno;
 	n = write(fd, buf, (size_t)len);
 	err = n < 0 ? errno : EIO;
 	if (close(fd) && n == len)
-		return -errno;
-	return n == len ? 0 : -err;
+		return errno;
+	return n == len ? 0 : err;
 }
 
-/* mkdirat and open the new directory: 0 and *out, or a negative errno. */
+/* mkdirat and open the new directory: 0 and *out, or a positive errno. */
 static int subdir(int dirfd, const char *name, int *out)
 {
 	if (mkdirat(dirfd, name, 0755) && errno != EEXIST)
-		return -errno;
+		return errno;
 	*out = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return *out < 0 ? -errno : 0;
+	return *out < 0 ? errno : 0;
 }
 
 /* Remove name under dirfd and everything in it; files first. Best effort:
@@ -111,13 +111,13 @@ static int publish(int dirfd, const char *tmp, const char *name)
 			return 0;
 		}
 		if (errno != ENOENT)
-			return -errno;
+			return errno;
 		if (!renameat(dirfd, tmp, dirfd, name))
 			return 0;
 		if (errno != ENOTEMPTY && errno != EEXIST)
-			return -errno;
+			return errno;
 	}
-	return -EBUSY;
+	return EBUSY;
 }
 
 /* ---- the kernel's formats --------------------------------------------- */
@@ -368,16 +368,16 @@ static int build(const char *parent, const char *name,
 
 	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
-		return -errno;
+		return errno;
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.%lu", name, (long)getpid(),
 		 ++seq);
 	if (mkdirat(pfd, tmp, 0755)) {
-		rc = -errno;
+		rc = errno;
 		close(pfd);
 		return rc;
 	}
 	fd = openat(pfd, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	rc = fd < 0 ? -errno : fill(dev, fd, dev_dir);
+	rc = fd < 0 ? errno : fill(dev, fd, dev_dir);
 	if (fd >= 0)
 		close(fd);
 	if (!rc)
@@ -402,12 +402,12 @@ static int put_class_abi(const char *verbs_dir)
 
 	pfd = open(verbs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
-		return -errno;
+		return errno;
 	snprintf(tmp, sizeof(tmp), ".abi_version.%ld", (long)getpid());
 	unlinkat(pfd, tmp, 0);
 	rc = put(pfd, tmp, "%d\n", UVERBS_CLASS_ABI);
 	if (!rc && renameat(pfd, tmp, pfd, "abi_version"))
-		rc = -errno;
+		rc = errno;
 	if (rc)
 		unlinkat(pfd, tmp, 0);
 	close(pfd);
@@ -424,7 +424,7 @@ int emu_sysview_write(struct emu_device *dev, const char *class_dir,
 		    (int)sizeof(ib) ||
 	    snprintf(verbs, sizeof(verbs), "%s/infiniband_verbs",
 		     class_dir) >= (int)sizeof(verbs))
-		return -ENAMETOOLONG;
+		return ENAMETOOLONG;
 	pthread_mutex_lock(&write_lock);
 	rc = build(ib, dev->ibdev.name, fill_device, dev, dev_dir);
 	if (!rc)
@@ -448,15 +448,16 @@ static int replace(int dirfd, const char *name, uint64_t v)
 	unlinkat(dirfd, tmp, 0);
 	rc = put(dirfd, tmp, "%llu\n", (unsigned long long)v);
 	if (!rc && renameat(dirfd, tmp, dirfd, name))
-		rc = -errno;
+		rc = errno;
 	if (rc)
 		unlinkat(dirfd, tmp, 0);
 	return rc;
 }
 
-/* Whether the tree of dev under ib is this process's: 0, -ESRCH when
+/* Whether the tree of dev under ib is this process's: 0, ESRCH when
  * it is another's (processes sharing a view each write theirs, and each
- * has a node GUID of its own), or -errno when there is none. */
+ * has a node GUID of its own), or the errno of the open when there is
+ * none. */
 static int tree_is_ours(struct emu_device *dev, const char *ib)
 {
 	char p[PATH_MAX], want[32], have[32] = "";
@@ -465,21 +466,21 @@ static int tree_is_ours(struct emu_device *dev, const char *ib)
 
 	if ((size_t)snprintf(p, sizeof(p), "%s/%s/node_guid", ib,
 			     dev->ibdev.name) >= sizeof(p))
-		return -ENAMETOOLONG;
+		return ENAMETOOLONG;
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return errno;
 	n = read(fd, have, sizeof(have) - 1);
 	close(fd);
 	if (n < 0)
-		return -EIO;
+		return EIO;
 	have[n] = '\0';
 	snprintf(want, sizeof(want), "%04x:%04x:%04x:%04x\n",
 		 (unsigned int)(dev->node_guid >> 48) & 0xffff,
 		 (unsigned int)(dev->node_guid >> 32) & 0xffff,
 		 (unsigned int)(dev->node_guid >> 16) & 0xffff,
 		 (unsigned int)dev->node_guid & 0xffff);
-	return strcmp(have, want) ? -ESRCH : 0;
+	return strcmp(have, want) ? ESRCH : 0;
 }
 
 int emu_sysview_counters(struct emu_device *dev, const char *class_dir,
@@ -491,20 +492,20 @@ int emu_sysview_counters(struct emu_device *dev, const char *class_dir,
 	int fd, rc = 0;
 
 	if (port_num < 1 || port_num > dev->nports)
-		return -EINVAL;
+		return EINVAL;
 	tp = &emu_transport_of(dev)->ports[port_num - 1];
 	if ((size_t)snprintf(ib, sizeof(ib), "%s/infiniband", class_dir) >=
 		    sizeof(ib) ||
 	    (size_t)snprintf(p, sizeof(p), "%s/%s/ports/%u/hw_counters", ib,
 			     dev->ibdev.name, port_num) >= sizeof(p))
-		return -ENAMETOOLONG;
+		return ENAMETOOLONG;
 	pthread_mutex_lock(&write_lock);
 	rc = tree_is_ours(dev, ib);
 	if (rc)
 		goto out;
 	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		rc = -errno;
+		rc = errno;
 		goto out;
 	}
 	for (i = 0; !rc && i < emu_cnt_nnames; i++) {
@@ -559,5 +560,5 @@ void emu_sysview_refresh(struct emu_device *dev)
 	if (rc && !atomic_exchange(&reported, true))
 		fprintf(stderr, "emuverbs: device %s: cannot write its sysfs "
 			"view under %s: %s\n", dev->ibdev.name, dir,
-			strerror(-rc));
+			strerror(rc));
 }

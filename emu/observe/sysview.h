@@ -17,7 +17,7 @@ const char *emu_sysview_dir(void);
  * infiniband_verbs/uverbsN with the class's abi_version), each directory
  * replaced as a whole so that a reader sees the old tree or the new one.
  * dev_dir is where the uverbs node is (its major:minor goes in "dev").
- * 0, or a negative errno, and then no partial tree is left behind. */
+ * 0, or a positive errno, and then no partial tree is left behind. */
 int emu_sysview_write(struct emu_device *dev, const char *class_dir,
 		      const char *dev_dir);
 
@@ -27,9 +27,9 @@ int emu_sysview_write(struct emu_device *dev, const char *class_dir,
 
 /* Rewrite the hw_counters files of port_num whose values (one per entry
  * of emu_cnt_names) differ from what the view shows, each replaced in one
- * rename. 0; -ESRCH when the tree under class_dir is another process's
- * (processes sharing a view), left alone; -ENOENT when there is none;
- * else a negative errno. */
+ * rename. 0; ESRCH when the tree under class_dir is another process's
+ * (processes sharing a view), left alone; ENOENT when there is none;
+ * else another positive errno. */
 int emu_sysview_counters(struct emu_device *dev, const char *class_dir,
 			 uint32_t port_num, const uint64_t *values);
 

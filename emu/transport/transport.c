@@ -226,7 +226,7 @@ int emu_transport_start(struct emu_device *dev)
 	t->ack_list = NULL;
 	t->take_back = emu_engine_doorbell(dev->engine, on_take_back, t);
 	if (!t->take_back)
-		return -ENOMEM;
+		return ENOMEM;
 	ev_prepare_init(&t->resume, on_prepare);
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_tport *tp = &t->ports[i];
@@ -238,10 +238,11 @@ int emu_transport_start(struct emu_device *dev)
 		ev_timer_init(&tp->idle_check, on_idle_check, 0., 0.);
 		if (port->ep.fd < 0)
 			continue;
-		rc = emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
-				  &port->ep.addr, port->ep.netdev[0] != '\0',
-				  port->cfg.udp_uring ? EMU_UDP_URING :
-							EMU_UDP_MMSG);
+		/* net/ answers with errnos negated: turned positive. */
+		rc = -emu_udp_open(&tp->udp, port->ep.fd, port->ep.family,
+				   &port->ep.addr, port->ep.netdev[0] != '\0',
+				   port->cfg.udp_uring ? EMU_UDP_URING
+						       : EMU_UDP_MMSG);
 		if (rc) {
 			emu_udp_close(&tp->udp);
 			emu_transport_stop(dev);
@@ -269,7 +270,7 @@ int emu_transport_start(struct emu_device *dev)
 						on_readable, tp);
 		if (!tp->watch) {
 			emu_transport_stop(dev);
-			return -ENOMEM;
+			return ENOMEM;
 		}
 	}
 	emu_engine_call(dev->engine, inject_start, dev);

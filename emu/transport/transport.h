@@ -25,7 +25,8 @@ static inline struct emu_transport *emu_transport_of(struct emu_device *dev)
  * width, latency and jitter. */
 void emu_transport_link_config(struct emu_tport *tp);
 
-/* Per device, on the engine: watch every port's endpoint socket. */
+/* Per device, on the engine: watch every port's endpoint socket. 0, or a
+ * positive errno (the device's open fails with it). */
 int emu_transport_start(struct emu_device *dev);
 void emu_transport_stop(struct emu_device *dev);
 

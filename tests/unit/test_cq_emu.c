@@ -279,7 +279,7 @@ START_TEST(t_cqe_rounding)
 	/* The size reported is exactly what fits before an overrun. */
 	for (j = 0; j < 100; j++)
 		push_ok(cq, (uint64_t)j, false);
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
 	errno = 0;
 	ck_assert_ptr_null(ibv_create_cq(ic, 101, NULL, NULL, 0));
@@ -311,11 +311,11 @@ START_TEST(t_overrun)
 	ck_assert(!emu_cq_in_error(to_emu_cq(cq)));
 	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
 	/* The fifth is lost, the CQ is in error, CQ_ERR raised once. */
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	ck_assert(emu_cq_in_error(to_emu_cq(cq)));
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, true), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, true), ENOSPC);
 	ck_assert_int_eq(ibv_poll_cq(cq, 1, wc), 1);
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	ck_assert(fd_readable(ic->async_fd));
 	ck_assert_int_eq(ibv_get_async_event(ic, &ev), 0);
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_CQ_ERR);
@@ -330,7 +330,7 @@ START_TEST(t_overrun)
 	ck_assert_int_eq(ibv_poll_cq(cq, 4, wc), -EIO);
 	ck_assert_int_eq(ibv_poll_cq(cq, 1, wc), -EIO);
 	ck_assert_int_eq(ibv_start_poll(cqx, NULL), EIO);
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	expect_no_async();
 
 	ibv_ack_async_event(&ev);
@@ -373,7 +373,7 @@ START_TEST(t_overrun_destroy_waits_async_ack)
 	pthread_t t;
 
 	push_ok(cq, 0, false);
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	ck_assert_int_eq(ibv_get_async_event(ic, &ev), 0);
 	ck_assert_ptr_eq(ev.element.cq, cq);
 	destroy_async(&d, &t, cq);
@@ -394,7 +394,7 @@ START_TEST(t_overrun_destroy_unread)
 
 	set_nonblock(ic->async_fd);
 	push_ok(cq, 0, false);
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
 	expect_no_async();
 }
@@ -416,7 +416,7 @@ START_TEST(t_ignore_overrun)
 	set_nonblock(ic->async_fd);
 	push_range(cq, 0, 2);
 	/* Full: this one is dropped, nothing else happens. */
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	ck_assert(!emu_cq_in_error(to_emu_cq(cq)));
 	expect_no_async();
 	poll_expect(cq, 4, 2, 0);
@@ -750,7 +750,7 @@ START_TEST(t_resize)
 	ck_assert_int_eq(ibv_resize_cq(cq, 2), 0);
 	ck_assert_int_eq(cq->cqe, 2);
 	push_range(cq, 20, 22);
-	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), -ENOSPC);
+	ck_assert_int_eq(emu_cq_push(to_emu_cq(cq), &w, false), ENOSPC);
 	poll_expect(cq, 4, 2, 20);
 
 	ck_assert_int_eq(ibv_resize_cq(cq, 0), EINVAL);

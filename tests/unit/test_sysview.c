@@ -280,7 +280,7 @@ START_TEST(t_hw_counters)
 	FILE *fp;
 
 	fx_open(&f, NULL);
-	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), -ENOENT);
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), ENOENT);
 	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), 0);
 	for (i = 0; i < emu_cnt_nnames; i++) {
 		snprintf(rel, sizeof(rel), HW "%s", emu_cnt_names[i].name);
@@ -313,9 +313,9 @@ START_TEST(t_hw_counters)
 	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), 0);
 	is(&f, HW "sent_pkts", "42");
 
-	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 0, v), -EINVAL);
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 0, v), EINVAL);
 	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, f.d->nports + 1, v),
-			 -EINVAL);
+			 EINVAL);
 	/* Another process wrote the tree last: its counters stay. */
 	snprintf(p, sizeof(p), "%s/infiniband/emu0/node_guid", f.cls);
 	snprintf(q, sizeof(q), "%s.other", p);
@@ -325,7 +325,7 @@ START_TEST(t_hw_counters)
 	ck_assert_int_eq(fclose(fp), 0);
 	ck_assert_int_eq(rename(q, p), 0);
 	v[sent - emu_cnt_names] = 43;
-	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), -ESRCH);
+	ck_assert_int_eq(emu_sysview_counters(f.d, f.cls, 1, v), ESRCH);
 	is(&f, HW "sent_pkts", "42");
 	fx_close(&f);
 }
@@ -398,7 +398,7 @@ START_TEST(t_no_class_dir)
 
 	fx_open(&f, NULL);
 	snprintf(missing, sizeof(missing), "%s/none", f.cls);
-	ck_assert_int_eq(emu_sysview_write(f.d, missing, f.dev), -ENOENT);
+	ck_assert_int_eq(emu_sysview_write(f.d, missing, f.dev), ENOENT);
 	ck_assert_int_eq(access(missing, F_OK), -1);
 	fx_close(&f);
 }
@@ -413,7 +413,7 @@ START_TEST(t_no_verbs_dir)
 	fx_open(&f, NULL);
 	snprintf(p, sizeof(p), "%s/infiniband_verbs", f.cls);
 	ck_assert_int_eq(rmdir(p), 0);
-	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), -ENOENT);
+	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), ENOENT);
 	ck_assert_str_eq(names(&f, "infiniband"), "emu0");
 	is(&f, "infiniband/emu0/node_type", "1: CA");
 	fx_close(&f);
@@ -435,7 +435,7 @@ START_TEST(t_out_of_space)
 	fx_open(&f, NULL);
 	snprintf(p, sizeof(p), "%s/infiniband", f.cls);
 	ck_assert_int_eq(mount("tmpfs", p, "tmpfs", 0, "nr_inodes=24"), 0);
-	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), -ENOSPC);
+	ck_assert_int_eq(emu_sysview_write(f.d, f.cls, f.dev), ENOSPC);
 	ck_assert_str_eq(names(&f, "infiniband"), "");
 	fx_close(&f);
 }
