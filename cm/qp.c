@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include <emuverbs/gsi.h>
 #include <rdma/rdma_verbs.h>
 
 #include "cm/cm.h"
@@ -126,10 +127,11 @@ int cma_qp_rtr_rts(struct cma_id *c, bool rts)
 
 void cma_qp_err(struct cma_id *c)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-
+	/* By number, not through id.qp: this runs on the CM's thread, and the
+	 * program may be destroying the QP right now (perftest calls
+	 * ibv_destroy_qp itself), as a kernel's CM never has to fear. */
 	if (c->id.qp && !cma_is_ud(c))
-		ibv_modify_qp(c->id.qp, &a, IBV_QP_STATE);
+		emuverbs_qp_error(c->id.verbs, c->qpn);
 }
 
 static void destroy_cqs(struct rdma_cm_id *id)

@@ -186,6 +186,19 @@ struct ibv_qp *emuverbs_create_gsi_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+int emuverbs_qp_error(struct ibv_context *ctx, uint32_t qpn)
+{
+	int rc;
+
+	if (!ctx)
+		return verbs_ret(emu_refuse(EINVAL, "emuverbs_qp_error: "
+					    "context is NULL"));
+	rc = emu_qp_error_by_number(emu_ctx(ctx)->dev, qpn);
+	if (rc)
+		emu_log(EMU_LOG_QP, "qp 0x%06x: not moved to ERR: gone", qpn);
+	return verbs_ret(rc);
+}
+
 struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *init)
 {

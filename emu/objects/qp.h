@@ -411,6 +411,12 @@ void emu_sq_abort(struct emu_sq_batch *b);
 int emu_qp_open_xrc(struct emu_device *dev, uint32_t qpn,
 		    const struct emu_xrcd_dom *dom, struct emu_qp **out);
 
+/* Move the QP numbered qpn on dev to ERR, as the kernel's CM does when a
+ * connection ends (a DREQ, a REJ, a timeout), without a pointer to it: a
+ * QP the application destroyed meanwhile is not found. Any thread but
+ * the engine's. 0, or ENOENT for no such QP. */
+int emu_qp_error_by_number(struct emu_device *dev, uint32_t qpn);
+
 /* ---- engine thread ---- */
 
 /* Move to ERR: flush both queues with IBV_WC_WR_FLUSH_ERR, stop timers.

@@ -1,6 +1,7 @@
 /* A QP leaving service (engine thread): the move to ERR, which flushes both
  * queues with IBV_WC_WR_FLUSH_ERR completions, and the discard of RESET
  * and destroy, which empties them and the QP's CQ entries without any. */
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -144,4 +145,35 @@ void emu_qp_clean_cqs(struct emu_qp *qp)
 		emu_cq_clean(qp->scq, qp->qpn);
 	if (qp->rcq && qp->rcq != qp->scq)
 		emu_cq_clean(qp->rcq, qp->qpn);
+}
+
+struct error_call {
+	struct emu_device *dev;
+	uint32_t qpn;
+	int rc;
+};
+
+/* One engine call finds the QP and moves it: a destroy removes it from
+ * the table on the engine too, so it is either still there or not found,
+ * never half gone. */
+static void do_error_by_number(void *p)
+{
+	struct error_call *c = p;
+	struct emu_qp *qp = emu_qp_lookup(c->dev, c->qpn);
+
+	if (!qp) {
+		c->rc = ENOENT;
+		return;
+	}
+	qp->attr.qp_state = IBV_QPS_ERR;
+	emu_qp_error(qp, 0);
+	emu_xport->flush(c->dev);
+}
+
+int emu_qp_error_by_number(struct emu_device *dev, uint32_t qpn)
+{
+	struct error_call c = { .dev = dev, .qpn = qpn };
+
+	emu_device_run(dev, do_error_by_number, &c);
+	return c.rc;
 }

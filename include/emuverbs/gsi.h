@@ -27,6 +27,15 @@ struct ibv_qp *emuverbs_create_gsi_qp(struct ibv_pd *pd,
 				      struct ibv_qp_init_attr *qp_init_attr,
 				      uint8_t port_num);
 
+/*
+ * Move the QP numbered qpn on ctx's device to ERR, as the kernel's CM does
+ * when a connection ends, for a caller that may not hold the QP's memory
+ * any more (the application can destroy a QP while librdmacm's thread
+ * handles a DREQ for it). 0, or an errno value as ibv_modify_qp returns
+ * one: EINVAL (no context), ENOENT (no such QP: destroyed already).
+ */
+int emuverbs_qp_error(struct ibv_context *ctx, uint32_t qpn);
+
 #ifdef __cplusplus
 }
 #endif

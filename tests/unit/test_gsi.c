@@ -3,6 +3,9 @@
  * and it receives what is sent to QP 1 at the port and sends from QP 1.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +222,80 @@ START_TEST(t_gsi_traffic)
 }
 END_TEST
 
+/* A connection's end moves its QP to ERR by number (what librdmacm's
+ * thread does on a DREQ): found while it lives, ENOENT once destroyed. */
+static const struct ibv_qp_cap rc_cap = {
+	.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+	.max_recv_sge = 1,
+};
+
+START_TEST(t_qp_error_by_number)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp;
+	uint32_t qpn;
+	struct fx f;
+
+	fx_open(&f);
+	qp = qp_create(f.pd, f.cq, NULL, IBV_QPT_RC, &rc_cap);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_int_eq(qp_to_init(qp, &qp_conn_default), 0);
+	qpn = qp->qp_num;
+	ck_assert_int_eq(emuverbs_qp_error(f.ctx, qpn), 0);
+	ck_assert_int_eq(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0);
+	ck_assert_int_eq(attr.qp_state, IBV_QPS_ERR);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(emuverbs_qp_error(f.ctx, qpn), ENOENT);
+	ck_assert_int_eq(emuverbs_qp_error(NULL, qpn), EINVAL);
+	fx_close(&f);
+}
+END_TEST
+
+struct hammer {
+	struct ibv_context *ctx;
+	_Atomic uint32_t qpn;
+	atomic_bool stop;
+};
+
+static void *hammer_main(void *arg)
+{
+	struct hammer *h = arg;
+
+	while (!atomic_load(&h->stop))
+		emuverbs_qp_error(h->ctx, atomic_load(&h->qpn));
+	return NULL;
+}
+
+/* The same while another thread destroys the QPs it names: never a QP's
+ * memory after ibv_destroy_qp (ASan sees it if it were). */
+START_TEST(t_qp_error_races_destroy)
+{
+	struct hammer h;
+	pthread_t t;
+	struct fx f;
+	int n;
+
+	fx_open(&f);
+	h.ctx = f.ctx;
+	atomic_init(&h.qpn, 0);
+	atomic_init(&h.stop, false);
+	ck_assert_int_eq(pthread_create(&t, NULL, hammer_main, &h), 0);
+	for (n = 0; n < 200; n++) {
+		struct ibv_qp *qp = qp_create(f.pd, f.cq, NULL, IBV_QPT_RC,
+					      &rc_cap);
+
+		ck_assert_ptr_nonnull(qp);
+		ck_assert_int_eq(qp_to_init(qp, &qp_conn_default), 0);
+		atomic_store(&h.qpn, qp->qp_num);
+		ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	}
+	atomic_store(&h.stop, true);
+	pthread_join(t, NULL);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *gsi_suite(void)
 {
 	Suite *s = suite_create("gsi");
@@ -226,6 +303,8 @@ static Suite *gsi_suite(void)
 
 	tcase_add_test(tc, t_gsi_create_rules);
 	tcase_add_test(tc, t_gsi_traffic);
+	tcase_add_test(tc, t_qp_error_by_number);
+	tcase_add_test(tc, t_qp_error_races_destroy);
 	suite_add_tcase(s, tc);
 	return s;
 }
