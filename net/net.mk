@@ -13,6 +13,7 @@ libemunet_la_SOURCES = \
 	net/memguard.c net/memguard.h \
 	net/endpoint.c net/endpoint.h \
 	net/udp.c net/udp.h \
+	net/shm.c net/shm.h \
 	net/pcapng.c net/pcapng.h \
 	net/iphdr.c net/iphdr.h \
 	net/capture.c net/capture.h net/udp_cap.c

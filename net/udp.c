@@ -16,6 +16,7 @@
 #include "net/capture.h"
 #include "net/icrc.h"
 #include "net/memguard.h"
+#include "net/shm.h"
 #include "net/udp.h"
 
 /* Room for the ancillary data one datagram may bring: packet info, TTL and
@@ -893,6 +894,48 @@ static void cap_uring(struct emu_udp *u, unsigned int i, unsigned int sock,
 	u->tx_note = 0;
 }
 
+/*
+ * The datagram as emu_udp_tx_queue_parts got it, into the ring of the
+ * peer's channel c: the same bytes, with the source port and traffic
+ * class that would have gone in its headers. The send buffer stays the
+ * caller's next one.
+ */
+static void shm_queue(struct emu_udp *u, struct emu_shm_chan *c,
+		      unsigned int sock, const struct in6_addr *src,
+		      const struct in6_addr *dst, uint16_t dport, uint8_t *buf,
+		      uint32_t hdr_len, const struct iovec *pay,
+		      unsigned int npay, uint32_t tail_len, uint32_t len)
+{
+	struct iovec iov[EMU_UDP_TX_IOV];
+	unsigned int niov = put_parts(iov, buf, hdr_len, pay, npay, tail_len);
+	uint8_t tos = u->tx_tclass | (u->tx_ce ? ECN_CE : ECN_ECT0);
+	int rc;
+
+	rc = emu_shm_put(c, iov, niov, len, u->tx_port[sock], tos);
+	if (rc) {
+		/* A full ring is a peer that stopped reading: lost, as a
+		 * datagram its socket had no room for. */
+		u->tx_dropped++;
+		if (rc == -ENOBUFS)
+			u->shm_tx_dropped++;
+	} else {
+		u->tx_packets++;
+		u->tx_bytes += len;
+	}
+	if (u->cap && !rc) {
+		/* What the capture sees is the datagram it stands for. */
+		struct sockaddr_in6 name;
+		struct msghdr mh;
+		uint8_t ctl[TX_CTL_LEN];
+
+		fill_msg(u, &mh, &name, iov, niov, ctl, src, dst, dport);
+		emu_udp_cap_tx(u, &mh, sock, iov, niov, 0, u->tx_note);
+	}
+	u->tx_ce = false;
+	u->tx_tclass = 0;
+	u->tx_note = 0;
+}
+
 void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 			    const struct in6_addr *src,
 			    const struct in6_addr *dst, uint16_t dport,
@@ -907,6 +950,17 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 	sock %= EMU_UDP_TX_SOCKS;
 	for (i = 0; i < npay; i++)
 		len += (uint32_t)pay[i].iov_len;
+	if (u->shm) {
+		struct emu_shm_chan *c = emu_shm_route(u->shm, dst, dport);
+
+		if (c) {
+			buf = ur ? ur->tx_buf + (size_t)ur->tx_cur * EMU_UDP_BUF
+				 : u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
+			shm_queue(u, c, sock, src, dst, dport, buf, hdr_len,
+				  pay, npay, tail_len, len);
+			return;
+		}
+	}
 	if (ur) {
 		struct io_uring_sqe *sqe;
 
@@ -1007,7 +1061,14 @@ void emu_udp_tx_queue(struct emu_udp *u, unsigned int sock,
 
 bool emu_udp_tx_pending(const struct emu_udp *u)
 {
+	if (emu_shm_pending(u->shm))
+		return true;
 	return u->ur ? u->ur->tx_queued > 0 : u->tx_n > 0;
+}
+
+unsigned int emu_udp_recv_shm(struct emu_udp *u)
+{
+	return emu_shm_recv(u->shm, u->rx_pkt, EMU_UDP_BATCH, &u->local);
 }
 
 /* Whether message m of the batch can follow message k's run as one more
@@ -1167,6 +1228,9 @@ void emu_udp_flush(struct emu_udp *u)
 {
 	struct timespec ts;
 
+	/* Frames in rings are out already: their sleeping peers are
+	 * woken. */
+	emu_shm_flush(u->shm);
 	if (u->ur)
 		uring_reap(u, false);
 	else

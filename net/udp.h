@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 struct emu_cap;
+struct emu_shm;
 
 /* Send sockets per port; a QP picks one by QPN hash, so its packets leave
  * from a stable UDP source port and flows spread over several. */
@@ -122,6 +123,12 @@ struct emu_udp {
 	 * after flush n had left by the end of flush n + 1. */
 	uint64_t flushes;
 	uint64_t flush_end[EMU_UDP_FLUSH_LOG];
+
+	/* The shared-memory wire (net/shm.h), NULL when the port uses UDP
+	 * alone: a datagram to a peer it reaches goes into that peer's ring
+	 * instead of a socket, as the same bytes. Not owned. */
+	struct emu_shm *shm;
+	uint64_t shm_tx_dropped;	/* of those, lost: ring full */
 };
 
 /* Set up the I/O of an endpoint socket: receive options on rx_fd, the send
@@ -192,6 +199,11 @@ static inline void emu_udp_tx_tclass(struct emu_udp *u, uint8_t tclass)
 {
 	u->tx_tclass = tclass & 0xfc;
 }
+
+/* Receive up to EMU_UDP_BATCH frames from the shared-memory wire's rings
+ * into u->rx_pkt, as emu_udp_recv() does datagrams: how many. Any thread
+ * serialised with the rest may call it. */
+unsigned int emu_udp_recv_shm(struct emu_udp *u);
 
 /* Something queued and not yet sent. */
 bool emu_udp_tx_pending(const struct emu_udp *u);

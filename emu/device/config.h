@@ -47,6 +47,13 @@ struct emu_dcqcn_cfg {
 #define EMU_DCQCN_DEFAULTS \
 	{ 1.0 / 256, 55, 55, 10240, 5, 40, 100, 10 }
 
+/* The port's wire (key `wire`, EMUVERBS_WIRE). */
+enum emu_wire {
+	EMU_WIRE_AUTO,		/* shared memory to this host's ports */
+	EMU_WIRE_UDP,		/* UDP to every peer */
+	EMU_WIRE_SHM,		/* as auto, and says why a peer is not */
+};
+
 struct emu_port_config {
 	uint8_t link_layer;	/* IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
 	bool active;		/* initial state: ACTIVE (true) or DOWN */
@@ -72,6 +79,10 @@ struct emu_port_config {
 	 * io_uring); otherwise recvmmsg/sendmmsg, which a polling
 	 * application can drive from its own thread (doc/design-notes.md). */
 	bool udp_uring;
+	/* Which wire carries frames to a peer (enum emu_wire): auto, the
+	 * default, and shm use shared memory for ports of this host and
+	 * user (net/shm.h) and UDP for the rest; udp always UDP. */
+	uint8_t wire;
 	/* The UDP port the port listens on and its peers are sent to: 4791
 	 * (RoCEv2), unless set; udp_port_set says it was. */
 	uint16_t udp_port;

@@ -31,6 +31,7 @@ static const struct env_key env_keys[] = {
 	{ "EMUVERBS_NETDEV", PK_NETDEV },
 	{ "EMUVERBS_UDP_IO", PK_UDP_IO },
 	{ "EMUVERBS_UDP_PORT", PK_UDP_PORT },
+	{ "EMUVERBS_WIRE", PK_WIRE },
 };
 
 #define N_ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))

@@ -35,6 +35,7 @@ static const char *const port_keys[PK_COUNT] = {
 	[PK_GID] = "gid",
 	[PK_UDP_IO] = "udp_io",
 	[PK_UDP_PORT] = "udp_port",
+	[PK_WIRE] = "wire",
 	[PK_ECN_THRESHOLD] = "ecn_threshold",
 	[PK_CNP_INTERVAL_US] = "cnp_interval_us",
 	[PK_DCQCN] = "dcqcn",
@@ -99,6 +100,8 @@ int emu_cfg_port_set(struct emu_port_config *port, enum port_key k,
 	static const char *const udp_ios[] = { "auto", "mmsg", "io_uring",
 						NULL };
 	static const char *const onoff[] = { "off", "on", NULL };
+	/* In the order of enum emu_wire. */
+	static const char *const wires[] = { "auto", "udp", "shm", NULL };
 	/* In the order of enum emu_jitter. */
 	static const char *const jitters[] = { "constant", "uniform",
 						"normal", NULL };
@@ -175,6 +178,11 @@ int emu_cfg_port_set(struct emu_port_config *port, enum port_key k,
 					 err))
 			return -1;
 		port->udp_uring = i == 2;
+		return 0;
+	case PK_WIRE:
+		if (emu_cfg_parse_choice(v, wires, "auto, udp, shm", &i, err))
+			return -1;
+		port->wire = (uint8_t)i;
 		return 0;
 	case PK_ECN_THRESHOLD:
 		return emu_cfg_parse_u32(v, 0, 1000000, &port->ecn_threshold,

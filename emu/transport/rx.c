@@ -157,13 +157,13 @@ void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	emu_transport_flush(t);
 }
 
-unsigned int emu_rx_batch(struct emu_tport *tp)
+/* The n packets u->rx_pkt holds, each to fault rules or the capture and
+ * then to dispatch. */
+static void rx_pkts(struct emu_transport *t, struct emu_tport *tp,
+		    unsigned int n)
 {
-	struct emu_transport *t = emu_transport_of(tp->port->dev);
-	uint64_t t0 = emu_pulse_begin(&tp->pulse);
-	unsigned int i, n;
+	unsigned int i;
 
-	n = emu_udp_recv(&tp->udp);
 	for (i = 0; i < n; i++) {
 		if (emu_inject_active(&t->faults)) {
 			/* Captured there, with what a rule did to it. */
@@ -174,13 +174,31 @@ unsigned int emu_rx_batch(struct emu_tport *tp)
 			emu_udp_cap_rx(&tp->udp, &tp->udp.rx_pkt[i], 0);
 		emu_rx_one(tp, &tp->udp.rx_pkt[i]);
 	}
+}
+
+unsigned int emu_rx_batch(struct emu_tport *tp, bool sock)
+{
+	struct emu_transport *t = emu_transport_of(tp->port->dev);
+	uint64_t t0 = emu_pulse_begin(&tp->pulse);
+	bool rings = emu_shm_any(tp->udp.shm);
+	unsigned int n = 0, m = 0;
+
+	if (sock) {
+		n = emu_udp_recv(&tp->udp);
+		rx_pkts(t, tp, n);
+		tp->sock_skip = n ? 0 : EMU_RX_SOCK_SKIP;
+	}
+	if (rings) {
+		m = emu_udp_recv_shm(&tp->udp);
+		rx_pkts(t, tp, m);
+	}
 	/* One ACK per QP for the whole batch. */
 	emu_resp_flush_acks(t);
 	emu_transport_flush(t);
 	/* A batch short of full emptied the socket: what had arrived before
 	 * it began is handled and answered. */
 	emu_pulse_end(&tp->pulse, t0, n < EMU_UDP_BATCH);
-	return n;
+	return n > m ? n : m;
 }
 
 void emu_rx_port(struct emu_tport *tp)
@@ -188,6 +206,6 @@ void emu_rx_port(struct emu_tport *tp)
 	unsigned int round;
 
 	for (round = 0; round < RX_ROUNDS; round++)
-		if (emu_rx_batch(tp) < EMU_UDP_BATCH)
+		if (emu_rx_batch(tp, true) < EMU_UDP_BATCH)
 			break;
 }

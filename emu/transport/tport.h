@@ -15,6 +15,7 @@
 #include "emu/transport/inject.h"
 #include "emu/device/link.h"
 #include "emu/transport/pulse.h"
+#include "emu/transport/wire.h"
 #include "net/udp.h"
 
 struct emu_device;
@@ -51,6 +52,14 @@ struct emu_tport {
 	/* What the port publishes of its receive path for requesters on
 	 * this machine (emu/transport/pulse.h). */
 	struct emu_pulse pulse;
+	/* The shared-memory wire to this host's ports (emu/transport/wire.h):
+	 * its rings are read beside the socket, and its eventfd is watched
+	 * beside the socket while the engine receives. */
+	struct emu_wire_port wire;
+	/* Polls that skip the socket while rings carry the traffic: an
+	 * empty receive of the socket costs a system call, a look at the
+	 * rings a few loads. */
+	unsigned int sock_skip;
 };
 
 struct emu_transport {

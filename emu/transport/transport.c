@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu/device/device.h"
 #include "emu/base/engine.h"
@@ -19,6 +20,20 @@
  * wait, at most, once the polling stops, far below any ACK timeout. */
 #define HANDOFF_NS	50000ull
 
+/* The engine's watches on what brings a port packets: the socket, and
+ * the eventfd its ring peers write when it said it sleeps. */
+static void watches_set(struct emu_tport *tp, bool on)
+{
+	struct emu_engine *e = tp->port->dev->engine;
+
+	emu_engine_watch_set(e, tp->watch, on);
+	if (tp->wire.wake_watch)
+		emu_engine_watch_set(e, tp->wire.wake_watch, on);
+	/* Ring peers write the eventfd only while we say we sleep. */
+	if (tp->wire.on)
+		emu_shm_set_waiting(&tp->wire.shm, on);
+}
+
 static void on_readable(void *arg)
 {
 	struct emu_tport *tp = arg;
@@ -26,7 +41,7 @@ static void on_readable(void *arg)
 
 	if (emu_now_ns() - atomic_load(&tp->polled_ns) < HANDOFF_NS) {
 		/* Somebody polls: the packet is theirs to take. */
-		emu_engine_watch_set(dev->engine, tp->watch, false);
+		watches_set(tp, false);
 		atomic_store(&tp->handed_off, true);
 		ev_timer_set(&tp->idle_check, (double)HANDOFF_NS * 1e-9, 0.);
 		ev_timer_start(emu_engine_loop(dev->engine), &tp->idle_check);
@@ -35,12 +50,26 @@ static void on_readable(void *arg)
 	emu_rx_port(tp);
 }
 
-/* Nobody polls any more: the socket is the engine's again. */
+/* A ring peer woke us: the count is only a signal. */
+static void on_wake(void *arg)
+{
+	struct emu_tport *tp = arg;
+	uint64_t n;
+
+	if (read(tp->wire.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		emu_log(EMU_LOG_XPORT, "%s/%u: wire: eventfd: %s",
+			tp->port->dev->ibdev.name, tp->port->num,
+			strerror(errno));
+	on_readable(arg);
+}
+
+/* Nobody polls any more: the socket and the rings are the engine's
+ * again; what came while the flags said nobody sleeps is read now. */
 static void take_back(struct emu_tport *tp)
 {
 	ev_timer_stop(emu_engine_loop(tp->port->dev->engine), &tp->idle_check);
 	atomic_store(&tp->handed_off, false);
-	emu_engine_watch_set(tp->port->dev->engine, tp->watch, true);
+	watches_set(tp, true);
 	emu_rx_port(tp);
 }
 
@@ -272,6 +301,15 @@ int emu_transport_start(struct emu_device *dev)
 			emu_transport_stop(dev);
 			return ENOMEM;
 		}
+		emu_wire_open(tp);
+		if (tp->wire.on) {
+			tp->wire.wake_watch = emu_engine_watch_fd(
+				dev->engine, tp->wire.wake_fd, on_wake, tp);
+			if (!tp->wire.wake_watch) {
+				emu_transport_stop(dev);
+				return ENOMEM;
+			}
+		}
 	}
 	emu_engine_call(dev->engine, inject_start, dev);
 	return 0;
@@ -295,7 +333,11 @@ static void do_stop(void *arg)
 		if (tp->watch)
 			emu_engine_unwatch(dev->engine, tp->watch);
 		tp->watch = NULL;
+		if (tp->wire.wake_watch)
+			emu_engine_unwatch(dev->engine, tp->wire.wake_watch);
+		tp->wire.wake_watch = NULL;
 		if (tp->open) {
+			emu_wire_close(tp);
 			emu_pulse_close(&tp->pulse);
 			emu_inject_port_fini(tp);
 			emu_link_fini(&tp->link);
@@ -356,10 +398,21 @@ int emu_transport_poll(struct emu_device *dev, bool claim)
 		if (tp->faults.n)
 			emu_inject_release(tp, emu_now_ns());
 		if (!emu_udp_recv_any_thread(&tp->udp)) {
-			rc = -1;
+			/* Rings are anyone's who holds the engine. */
+			if (emu_shm_any(tp->udp.shm))
+				n += emu_rx_batch(tp, false);
+			else
+				rc = -1;
 			continue;
 		}
-		n += emu_rx_batch(tp);
+		if (emu_shm_any(tp->udp.shm) && tp->sock_skip) {
+			/* Ring peers carry the traffic: the socket is
+			 * looked at one poll in EMU_RX_SOCK_SKIP + 1. */
+			tp->sock_skip--;
+			n += emu_rx_batch(tp, false);
+		} else {
+			n += emu_rx_batch(tp, true);
+		}
 		if (claim)
 			atomic_store(&tp->polled_ns, emu_now_ns());
 	}

@@ -80,7 +80,10 @@ struct emu_rx_pkt {
 
 void emu_rx_port(struct emu_tport *tp);
 /* One batch of what tp has received, handled and answered; how many. */
-unsigned int emu_rx_batch(struct emu_tport *tp);
+unsigned int emu_rx_batch(struct emu_tport *tp, bool sock);
+/* Polls that skip the socket after it was found empty while rings are
+ * up: an empty receive costs a system call, the rings a few loads. */
+#define EMU_RX_SOCK_SKIP	15
 /* One datagram handled as if tp had just received it, with its answers
  * sent (the fuzz target's entry point). Engine thread only. */
 void emu_rx_datagram(struct emu_tport *tp, const struct emu_udp_pkt *u);

@@ -12,4 +12,5 @@ libemucore_la_SOURCES += \
 	emu/transport/resp.c \
 	emu/transport/rx.c \
 	emu/transport/tport.h \
-	emu/transport/transport.c emu/transport/transport.h
+	emu/transport/transport.c emu/transport/transport.h \
+	emu/transport/wire.c emu/transport/wire.h

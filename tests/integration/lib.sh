@@ -8,7 +8,7 @@ trap 'busy_stop; rm -rf "$WORK"' EXIT
 # Tests must not pick up the developer's own configuration.
 unset EMUVERBS_CONFIG EMUVERBS_SPEED EMUVERBS_WIDTH EMUVERBS_MTU \
 	EMUVERBS_ADDRESS EMUVERBS_NETDEV EMUVERBS_GID_TBL_LEN \
-	EMUVERBS_LINK_LAYER EMUVERBS_LATENCY_US EMUVERBS_PORT_STATE
+	EMUVERBS_LINK_LAYER EMUVERBS_LATENCY_US EMUVERBS_PORT_STATE EMUVERBS_WIRE
 export XDG_CONFIG_HOME="$WORK/xdg"
 # Control sockets of this script's programs in a directory of its own:
 # `emuverbs port all` must never reach another test's programs.
