@@ -68,14 +68,15 @@ static void show(const struct ctl_target *t, const char *text, bool ok,
 static int ps(struct ctl_scope *s)
 {
 	struct ctl_target t[256];
-	char port[64], state[16], speed[16], width[8], addr[64];
-	unsigned int qps;
+	char port[64], state[16], speed[16], width[8], addr[64], wire[16];
+	char peers[48];
+	unsigned int qps, shm, udp;
 	const char *p;
 	bool ok;
 	int i, n = ctl_targets("all", s, t, 256);
 
-	printf("%-8s %-16s %-8s %-7s %-10s %-16s %s\n", "PID", "COMMAND",
-	       "PORT", "STATE", "RATE", "ADDRESS",
+	printf("%-8s %-16s %-8s %-7s %-10s %-16s %-18s %s\n", "PID",
+	       "COMMAND", "PORT", "STATE", "RATE", "ADDRESS", "WIRE PEERS",
 	       s->all_jobs ? "QPS  JOB" : "QPS");
 	for (i = 0; i < n; i++) {
 		char *r = ctl_request(&t[i], "info", &ok), rate[32];
@@ -90,8 +91,18 @@ static int ps(struct ctl_scope *s)
 				   speed, width, addr, &qps) != 6)
 				continue;
 			snprintf(rate, sizeof(rate), "%s %s", speed, width);
-			printf("%-8d %-16s %-8s %-7s %-10s %-16s ", t[i].pid,
-			       t[i].comm, port, state, rate, addr);
+			/* The wire and how many peers use each: the port's
+			 * peers on this host go through shared memory. */
+			if (sscanf(p, "port %*s state %*s speed %*s width %*s "
+				   "address %*s qps %*u wire %15s shm_peers %u "
+				   "udp_peers %u", wire, &shm, &udp) == 3)
+				snprintf(peers, sizeof(peers), "%s shm:%u udp:%u",
+					 wire, shm, udp);
+			else
+				strcpy(peers, "-");
+			printf("%-8d %-16s %-8s %-7s %-10s %-16s %-18s ",
+			       t[i].pid, t[i].comm, port, state, rate, addr,
+			       peers);
 			if (s->all_jobs)
 				printf("%-4u %s\n", qps,
 				       t[i].job[0] ? t[i].job : "-");

@@ -72,14 +72,14 @@ static void sample_free(struct sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A section's key: "port DEV/P", or "qp N port DEV/P" (a QP's number is
- * its device's). */
+/* A section's key: "port DEV/P", "qp N port DEV/P" (a QP's number is
+ * its device's) or "peer ADDR:UDPPORT port DEV/P". */
 static void make_key(struct section *c)
 {
 	char a[16], b[32], d[16], e[32];
 	int n = sscanf(c->head, "%15s %31s %15s %31s", a, b, d, e);
 
-	if (!strcmp(a, "qp") && n == 4)
+	if ((!strcmp(a, "qp") || !strcmp(a, "peer")) && n == 4)
 		snprintf(c->key, sizeof(c->key), "qp %s %s", b, e);
 	else
 		snprintf(c->key, sizeof(c->key), "%s %s", a, n > 1 ? b : "");
@@ -100,7 +100,8 @@ static int parse(char *text, struct sample *s)
 		if (!strncmp(line, "time_ns ", 8)) {
 			s->time_ns = strtoull(line + 8, NULL, 10);
 		} else if (!strncmp(line, "port ", 5) ||
-			   !strncmp(line, "qp ", 3)) {
+			   !strncmp(line, "qp ", 3) ||
+			   !strncmp(line, "peer ", 5)) {
 			ns = realloc(s->s, (s->n + 1) * sizeof(*ns));
 			if (!ns)
 				return -1;
@@ -239,11 +240,15 @@ static void print_json(const struct ctl_target *t, const struct sample *s,
 		else
 			putchar(t->comm[i]);
 	printf("\",\"time_ns\":%llu", (unsigned long long)s->time_ns);
-	for (qp = 0; qp < 2; qp++) {
-		printf(",\"%s\":[", qp ? "qps" : "ports");
+	/* Ports, QPs, then the ports' peers with the wire each uses. */
+	for (qp = 0; qp < 3; qp++) {
+		printf(",\"%s\":[", qp == 2 ? "peers" : qp ? "qps" : "ports");
 		sep = "";
 		for (i = 0; i < s->n; i++) {
-			if ((strncmp(s->s[i].head, "qp ", 3) == 0) != qp)
+			int kind = !strncmp(s->s[i].head, "qp ", 3) ? 1 :
+				   !strncmp(s->s[i].head, "peer ", 5) ? 2 : 0;
+
+			if (kind != qp)
 				continue;
 			printf("%s", sep);
 			json_section(&s->s[i], find(prev, s->s[i].key), dt);

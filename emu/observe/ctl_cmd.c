@@ -110,18 +110,28 @@ static void do_info(void *arg)
 	for (i = 0; i < dev->nports; i++) {
 		struct emu_port *p = &dev->ports[i];
 		const struct in6_addr *a = &p->ep.addr;
+		struct emu_wire_peer peers[EMU_SHM_PEERS];
+		unsigned int k, n, shm = 0;
+
+		n = emu_transport_of(dev)->ports[i].open ?
+		    emu_wire_peers(&emu_transport_of(dev)->ports[i], peers,
+				   EMU_SHM_PEERS) : 0;
+		for (k = 0; k < n; k++)
+			shm += peers[k].shm;
 
 		if (IN6_IS_ADDR_V4MAPPED(a))
 			inet_ntop(AF_INET, &a->s6_addr[12], addr, sizeof(addr));
 		else
 			inet_ntop(AF_INET6, a, addr, sizeof(addr));
 		emu_ctl_printf(c->o, "port %s/%u state %s speed %s width %s "
-			       "address %s qps %u\n", dev->ibdev.name, p->num,
+			       "address %s qps %u wire %s shm_peers %u "
+			       "udp_peers %u\n", dev->ibdev.name, p->num,
 			       atomic_load(&p->state) == IBV_PORT_ACTIVE ?
 			       "ACTIVE" : "DOWN",
 			       emu_speed_name(p->cfg.speed),
 			       emu_width_name(p->cfg.width),
-			       p->ep.fd >= 0 ? addr : "-", dev->qps.live);
+			       p->ep.fd >= 0 ? addr : "-", dev->qps.live,
+			       emu_wire_config_name(p->cfg.wire), shm, n - shm);
 	}
 }
 

@@ -22,6 +22,7 @@
 struct qp_snap {
 	uint32_t qpn, port, dqpn, inflight;
 	const char *type, *state;
+	const char *wire;		/* "shm", "udp", or "-" for UD */
 	char peer[INET6_ADDRSTRLEN];
 	struct emu_qp_counters cnt;
 };
@@ -35,6 +36,9 @@ struct snap {
 	uint32_t qpn;
 	struct emu_port_counters ports[EMU_MAX_PORTS];
 	char addr[EMU_MAX_PORTS][INET6_ADDRSTRLEN];
+	/* Each port's peers and the wire each one's frames take. */
+	struct emu_wire_peer peers[EMU_MAX_PORTS][EMU_SHM_PEERS];
+	unsigned int npeers[EMU_MAX_PORTS];
 	struct qp_snap *qps;
 	unsigned int nqps, cap;
 	bool oom;
@@ -88,8 +92,12 @@ static void take_qp(struct snap *s, struct emu_qp *qp)
 	q->dqpn = qp->type == IBV_QPT_UD ? 0 : qp->attr.dest_qp_num;
 	q->inflight = emu_cnt_qp_inflight(qp);
 	strcpy(q->peer, "-");
-	if (qp->tp && qp->type != IBV_QPT_UD)
+	q->wire = "-";
+	if (qp->tp && qp->type != IBV_QPT_UD) {
 		emu_addr_str(&qp->dest, q->peer, sizeof(q->peer));
+		q->wire = emu_wire_name(qp->tp, &qp->dest,
+					qp->tp->port->ep.port);
+	}
 	q->cnt = qp->cnt;
 }
 
@@ -102,6 +110,10 @@ static void collect(void *arg)
 	uint32_t i;
 
 	for (i = 0; i < dev->nports; i++) {
+		struct emu_tport *tp = &emu_transport_of(dev)->ports[i];
+
+		s->npeers[i] = tp->open ? emu_wire_peers(tp, s->peers[i],
+							 EMU_SHM_PEERS) : 0;
 		emu_cnt_port_read(dev, i + 1, &s->ports[i]);
 		emu_addr_str(&dev->ports[i].ep.addr, s->addr[i],
 			     sizeof(s->addr[i]));
@@ -206,8 +218,40 @@ static void qp_header(struct emu_ctl_out *o, const struct snap *s,
 		      const struct qp_snap *q)
 {
 	emu_ctl_printf(o, "qp %u port %s/%u type %s state %s peer %s dqpn %u "
-		       "inflight %u", q->qpn, s->dev->ibdev.name, q->port,
-		       q->type, q->state, q->peer, q->dqpn, q->inflight);
+		       "inflight %u wire %s", q->qpn, s->dev->ibdev.name,
+		       q->port, q->type, q->state, q->peer, q->dqpn,
+		       q->inflight, q->wire);
+}
+
+/* A port's peers: a line each, or a JSON array's members. */
+static void put_peers(struct emu_ctl_out *o, const struct snap *s,
+		      uint32_t i, bool json)
+{
+	char a[INET6_ADDRSTRLEN];
+	unsigned int k;
+
+	for (k = 0; k < s->npeers[i]; k++) {
+		const struct emu_wire_peer *p = &s->peers[i][k];
+		unsigned long long tx = p->tx_frames, rx = p->rx_frames,
+				   full = p->tx_full, bad = p->rx_bad;
+		const char *w = p->shm ? "shm" : "udp";
+
+		emu_addr_str(&p->addr, a, sizeof(a));
+		if (json)
+			emu_ctl_printf(o, "%s{\"peer\":\"%s\",\"udp_port\":%u,"
+				       "\"wire\":\"%s\",\"ring_tx_frames\":%llu,"
+				       "\"ring_rx_frames\":%llu,"
+				       "\"ring_full\":%llu,\"ring_bad\":%llu}",
+				       k ? "," : "", a, p->port, w, tx, rx,
+				       full, bad);
+		else
+			emu_ctl_printf(o, "peer %s:%u port %s/%u wire %s\n"
+				       "ring_tx_frames %llu\n"
+				       "ring_rx_frames %llu\nring_full %llu\n"
+				       "ring_bad %llu\n", a, p->port,
+				       s->dev->ibdev.name, i + 1, w, tx, rx,
+				       full, bad);
+	}
 }
 
 /* Every counter of c, a line each, or as JSON members. */
@@ -248,6 +292,7 @@ static void put_plain(struct emu_ctl_out *o, const struct req *r,
 			emu_ctl_printf(o, "port %s/%u address %s\n",
 				       s->dev->ibdev.name, i + 1, s->addr[i]);
 			put_counters(o, &s->ports[i], true, false);
+			put_peers(o, s, i, false);
 		}
 		for (k = 0; k < s->nqps; k++) {
 			qp_header(o, s, &s->qps[k]);
@@ -276,7 +321,9 @@ static void put_json(struct emu_ctl_out *o, const struct req *r,
 				       "\"%s\",\"counters\":{", sep,
 				       s->dev->ibdev.name, i + 1, s->addr[i]);
 			put_counters(o, &s->ports[i], true, true);
-			emu_ctl_printf(o, "}}");
+			emu_ctl_printf(o, "},\"peers\":[");
+			put_peers(o, s, i, true);
+			emu_ctl_printf(o, "]}");
 			sep = ",";
 		}
 	}
@@ -291,10 +338,11 @@ static void put_json(struct emu_ctl_out *o, const struct req *r,
 			emu_ctl_printf(o, "%s{\"qpn\":%u,\"port\":\"%s/%u\","
 				       "\"type\":\"%s\",\"state\":\"%s\","
 				       "\"peer\":\"%s\",\"dqpn\":%u,"
-				       "\"inflight\":%u,\"counters\":{", sep,
+				       "\"inflight\":%u,\"wire\":\"%s\","
+				       "\"counters\":{", sep,
 				       q->qpn, s->dev->ibdev.name, q->port,
 				       q->type, q->state, q->peer, q->dqpn,
-				       q->inflight);
+				       q->inflight, q->wire);
 			put_counters(o, &q->cnt, false, true);
 			emu_ctl_printf(o, "}}");
 			sep = ",";

@@ -323,8 +323,15 @@ static void on_made(void *arg)
 		/* Nothing more is said on an open channel: its end. */
 		char b;
 
+		unsigned int round;
+
 		if (recv(k->fd, &b, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN)
 			return;
+		/* What it sent before it went is read, as datagrams
+		 * already in a socket would be. */
+		for (round = 0; round < EMU_SHM_SLOTS / EMU_UDP_BATCH; round++)
+			if (!emu_rx_batch(tp, false))
+				break;
 		WLOG(tp, "peer %s:%u gone",
 		     emu_addr_str(&k->chan->peer, a, sizeof(a)),
 		     k->chan->peer_port);
@@ -382,6 +389,13 @@ static void on_accepted(void *arg)
 		     EMU_SHM_PEERS);
 		goto refuse;
 	}
+	if (c->state == EMU_SHM_UP && c->ctl) {
+		/* A hello the peer sent before it took ours (both asked at
+		 * once), or from a process that has the address now while
+		 * the old one's end is still on its way: a channel that
+		 * works is kept, and the second asks again later. */
+		goto refuse;
+	}
 	if (c->state == EMU_SHM_ASKED && c->ctl &&
 	    addr_cmp(&tp->port->ep.addr, tp->port->ep.port, &m.addr,
 		     m.port) < 0) {
@@ -390,7 +404,7 @@ static void on_accepted(void *arg)
 		goto refuse;
 	}
 	if (c->ctl)
-		conn_free(tp, c->ctl);	/* ours lost, or an old channel */
+		conn_free(tp, c->ctl);	/* our hello lost */
 	k->area = map_area(tp, fds[0]);
 	close(fds[0]);
 	fds[0] = -1;
@@ -625,4 +639,39 @@ const char *emu_wire_name(struct emu_tport *tp, const void *addr16,
 	memcpy(&a, addr16, sizeof(a));
 	c = emu_shm_find(&tp->wire.shm, &a, port);
 	return c && c->state == EMU_SHM_UP ? "shm" : "udp";
+}
+
+unsigned int emu_wire_peers(struct emu_tport *tp, struct emu_wire_peer *out,
+			    unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	if (!tp->wire.on)
+		return 0;
+	for (i = 0; i < EMU_SHM_PEERS && n < max; i++) {
+		const struct emu_shm_chan *c = &tp->wire.shm.chan[i];
+
+		if (c->state == EMU_SHM_FREE)
+			continue;
+		out[n] = (struct emu_wire_peer){
+			.addr = c->peer, .port = c->peer_port,
+			.shm = c->state == EMU_SHM_UP,
+			.tx_frames = c->tx_frames, .rx_frames = c->rx_frames,
+			.tx_full = c->tx_full, .rx_bad = c->rx_bad,
+		};
+		n++;
+	}
+	return n;
+}
+
+const char *emu_wire_config_name(unsigned int wire)
+{
+	switch (wire) {
+	case EMU_WIRE_UDP:
+		return "udp";
+	case EMU_WIRE_SHM:
+		return "shm";
+	default:
+		return "auto";
+	}
 }

@@ -37,6 +37,21 @@ struct emu_wire_port {
 void emu_wire_open(struct emu_tport *tp);
 /* On the engine thread: every channel down, the socket gone. */
 void emu_wire_close(struct emu_tport *tp);
+/* A peer as the port's wire table has it: every destination the port
+ * has sent to (and every ring peer), up to EMU_SHM_PEERS. */
+struct emu_wire_peer {
+	struct in6_addr addr;
+	uint16_t port;
+	bool shm;		/* its frames go through rings now */
+	uint64_t tx_frames, rx_frames, tx_full, rx_bad;
+};
+
+/* Up to max of tp's peers into out: how many. Engine thread. */
+unsigned int emu_wire_peers(struct emu_tport *tp, struct emu_wire_peer *out,
+			    unsigned int max);
+/* The configured wire's name: "auto", "udp" or "shm". */
+const char *emu_wire_config_name(unsigned int wire);
+
 /* The wire a peer's frames take from this port now: "shm" or "udp". */
 const char *emu_wire_name(struct emu_tport *tp, const void *addr16,
 			  uint16_t port);

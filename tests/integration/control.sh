@@ -70,9 +70,9 @@ if wait_for 2 ibv_rc_pingpong && wait_for 1 ibv_asyncwatch; then
 else
 	bad "emuverbs ps lists the programs" "$WORK/ps"
 fi
-ps_has "^$server +ibv_rc_pingpong +emu0/1 +ACTIVE +EDR 4x +127\.[0-9.]+ +1$" &&
-	ok "ps: PID, command, port, state, rate, address and QPs" ||
-	bad "ps: PID, command, port, state, rate, address and QPs" "$WORK/ps"
+ps_has "^$server +ibv_rc_pingpong +emu0/1 +ACTIVE +EDR 4x +127\.[0-9.]+ +auto shm:1 udp:0 +1$" &&
+	ok "ps: PID, command, port, state, rate, address, wire, peers and QPs" ||
+	bad "ps: PID, command, port, state, rate, address, wire, peers and QPs" "$WORK/ps"
 
 # A fault added while it runs: five SENDs the server receives are lost
 # (each one retransmitted), counted.

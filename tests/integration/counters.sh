@@ -27,8 +27,11 @@ else
 	# holds its traffic alone; GSO off, so that loopback shows each
 	# datagram as the kernel segments it (doc/configuration.md).
 	net="127.203.$(($$ % 250 + 1))"
+	# On UDP, for tcpdump on lo sees no shared-memory frames.
 	S="env EMUVERBS_ADDRESS=$net.1 EMUVERBS_GSO=0 EMUVERBS_DEBUG=xport"
+	S="$S EMUVERBS_WIRE=udp"
 	C="env EMUVERBS_ADDRESS=$net.2 EMUVERBS_GSO=0 EMUVERBS_DEBUG=xport"
+	C="$C EMUVERBS_WIRE=udp"
 	cap="$WORK/roce.pcap"
 	tcpdump -i lo -U -s 0 -w "$cap" udp port 4791 and net "$net.0/24" \
 		>"$WORK/tcpdump.log" 2>&1 &

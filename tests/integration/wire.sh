@@ -20,8 +20,11 @@ net="127.200.$(($$ % 250 + 1))"
 # Without GSO: on loopback, tcpdump sees a GSO send as the one datagram it
 # is before the receiver's kernel segments it. GSO segments on a real
 # wire are checked by the interop test's capture (tests/interop/rxe.sh).
-S="env EMUVERBS_ADDRESS=$net.1 EMUVERBS_GSO=0"
-C="env EMUVERBS_ADDRESS=$net.2 EMUVERBS_GSO=0"
+# And on UDP: two processes of one host would otherwise meet in shared
+# memory, where tcpdump sees nothing (capture.sh checks what a capture of
+# the rings shows).
+S="env EMUVERBS_ADDRESS=$net.1 EMUVERBS_GSO=0 EMUVERBS_WIRE=udp"
+C="env EMUVERBS_ADDRESS=$net.2 EMUVERBS_GSO=0 EMUVERBS_WIRE=udp"
 cap="$WORK/roce.pcap"
 tcpdump -i lo -U -s 0 -w "$cap" udp port 4791 and net "$net.0/24" \
 	>"$WORK/tcpdump.log" 2>&1 &
