@@ -187,15 +187,24 @@ void emu_shm_up(struct emu_shm *s, struct emu_shm_chan *c,
 	c->wake_owed = false;
 	c->broken = false;
 	c->wake_fd = wake_fd;
+	c->ordered = false;
+	c->seen = false;
 	atomic_store(&c->rx->waiting, s->waiting);
+	/* The caller reads the ring next: the flag must be out before the
+	 * head is looked at, or a frame published in between wakes nobody. */
+	atomic_thread_fence(memory_order_seq_cst);
 	c->state = EMU_SHM_UP;
 	s->nup++;
+	s->unordered++;
 }
 
 void emu_shm_down(struct emu_shm *s, struct emu_shm_chan *c)
 {
-	if (c->state == EMU_SHM_UP)
+	if (c->state == EMU_SHM_UP) {
 		s->nup--;
+		if (!c->ordered)
+			s->unordered--;
+	}
 	if (s->last == c)
 		s->last = NULL;
 	if (c->wake_fd >= 0)
@@ -319,6 +328,34 @@ bool emu_shm_set_waiting(struct emu_shm *s, bool on)
 	return ready;
 }
 
+void emu_shm_order_begin(struct emu_shm *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < EMU_SHM_PEERS; i++) {
+		struct emu_shm_chan *c = &s->chan[i];
+
+		if (c->state == EMU_SHM_UP && !c->ordered && !c->seen)
+			c->seen = atomic_load_explicit(&c->rx->head,
+						       memory_order_acquire) !=
+				  c->rx_tail;
+	}
+}
+
+void emu_shm_order_end(struct emu_shm *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < EMU_SHM_PEERS; i++) {
+		struct emu_shm_chan *c = &s->chan[i];
+
+		if (c->state == EMU_SHM_UP && !c->ordered && c->seen) {
+			c->ordered = true;
+			s->unordered--;
+		}
+	}
+}
+
 /* Up to max frames from one channel into out[] and buf. */
 static unsigned int recv_chan(struct emu_shm_chan *c, struct emu_udp_pkt *out,
 			      uint8_t *buf, unsigned int max,
@@ -382,7 +419,7 @@ unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
 		struct emu_shm_chan *c =
 			&s->chan[(s->rr + i) % EMU_SHM_PEERS];
 
-		if (c->state != EMU_SHM_UP || c->broken)
+		if (c->state != EMU_SHM_UP || c->broken || !c->ordered)
 			continue;
 		n += recv_chan(c, out + n, s->rx_buf + (size_t)n * EMU_UDP_BUF,
 			       max - n, local);

@@ -112,6 +112,12 @@ struct emu_shm_chan {
 	uint32_t tx_room;	/* the tail as last read, plus the slots */
 	uint32_t rx_tail;	/* our copy of rx->tail */
 	bool wake_owed;		/* published since the last flush */
+	/* Not read until the socket has been emptied once after a frame
+	 * was seen in the ring: what the peer sent by UDP before its first
+	 * frame (in our socket by then, loopback delivers at once) comes
+	 * first, so the switch reorders nothing. */
+	bool ordered;
+	bool seen;		/* a frame was there before the emptying */
 	bool broken;		/* the peer wrote nonsense in its head */
 	int wake_fd;		/* the peer's eventfd, or -1 */
 	uint64_t retry_ns;	/* EMU_SHM_NONE: ask again after this */
@@ -122,6 +128,7 @@ struct emu_shm_chan {
 struct emu_shm {
 	struct emu_shm_chan chan[EMU_SHM_PEERS];
 	unsigned int nup;	/* entries EMU_SHM_UP */
+	unsigned int unordered;	/* of them, not yet ordered */
 	unsigned int rr;	/* the entry the next receive starts at */
 	struct emu_shm_chan *last;	/* the last hit of a lookup */
 	bool waiting;		/* our consumers' waiting flags */
@@ -194,6 +201,17 @@ unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
  * already waiting, published before the flag could be seen.
  */
 bool emu_shm_set_waiting(struct emu_shm *s, bool on);
+
+/* Whether a channel waits for the socket to be emptied before its ring
+ * is read (see emu_shm_chan.ordered). */
+static inline bool emu_shm_unordered(const struct emu_shm *s)
+{
+	return s && s->unordered > 0;
+}
+/* Before emptying the socket: note which waiting rings hold frames. */
+void emu_shm_order_begin(struct emu_shm *s);
+/* The socket is empty: the rings noted are read from now on. */
+void emu_shm_order_end(struct emu_shm *s);
 
 /* Whether any channel is up. */
 static inline bool emu_shm_any(const struct emu_shm *s)

@@ -28,7 +28,7 @@ struct row {
 	int pid;
 	char comm[16];
 	uint32_t qpn, dqpn, inflight;
-	char port[24], type[12], state[8], peer[48];
+	char port[24], type[12], state[8], peer[48], wire[8];
 	uint64_t time_ns, tx_pkts, tx_bytes, rx_pkts, rx_bytes, resent;
 };
 
@@ -117,12 +117,12 @@ static bool sample(const struct ctl_target *t, struct rows *rs)
 			continue;
 		if (sscanf(line, "qp %" SCNu32 " port %23s type %11s state %7s "
 			   "peer %47s dqpn %" SCNu32 " inflight %" SCNu32
-			   " sent_pkts %" SCNu64 " rdma_tx_bytes %" SCNu64
-			   " rcvd_pkts %" SCNu64 " rdma_rx_bytes %" SCNu64
-			   " retransmits %" SCNu64, &r.qpn, r.port, r.type,
-			   r.state, r.peer, &r.dqpn, &r.inflight, &r.tx_pkts,
-			   &r.tx_bytes, &r.rx_pkts, &r.rx_bytes,
-			   &r.resent) != 12)
+			   " wire %7s sent_pkts %" SCNu64 " rdma_tx_bytes %"
+			   SCNu64 " rcvd_pkts %" SCNu64 " rdma_rx_bytes %"
+			   SCNu64 " retransmits %" SCNu64, &r.qpn, r.port,
+			   r.type, r.state, r.peer, &r.dqpn, &r.inflight,
+			   r.wire, &r.tx_pkts, &r.tx_bytes, &r.rx_pkts,
+			   &r.rx_bytes, &r.resent) != 13)
 			continue;
 		r.pid = t->pid;
 		snprintf(r.comm, sizeof(r.comm), "%s", t->comm);
@@ -172,21 +172,28 @@ static void draw(const char *target, const struct ctl_scope *s,
 		 "%u QP%s - q quits", target, clock, answered,
 		 answered == 1 ? "" : "es", cur->n, cur->n == 1 ? "" : "s");
 	printf("%.*s\r\n", (int)cols, line);
-	snprintf(line, sizeof(line), "%7s %-12s %8s %-7s %-8s %-5s %-15s %8s "
+	snprintf(line, sizeof(line), "%7s %-12s %8s %-7s %-8s %-5s %-19s %8s "
 		 "%9s %8s %9s %8s %6s %8s", "PID", "COMMAND", "QPN", "PORT",
-		 "TYPE", "STATE", "PEER", "DQPN", "TX pkt/s", "TX MB/s",
+		 "TYPE", "STATE", "PEER (WIRE)", "DQPN", "TX pkt/s", "TX MB/s",
 		 "RX pkt/s", "RX MB/s", "FLIGHT", "RESENT");
 	printf("%.*s\r\n", (int)cols, line);
 	for (i = 0; i < cur->n && i + 3 < lines; i++) {
 		const struct row *r = &cur->r[i];
 		const struct row *p = before(prev, r);
 		uint64_t dt = p ? r->time_ns - p->time_ns : 0;
+		char peer[64];
+
+		/* The peer with the wire its packets take: "udp" or "shm". */
+		if (strcmp(r->wire, "-"))
+			snprintf(peer, sizeof(peer), "%s %s", r->peer, r->wire);
+		else
+			snprintf(peer, sizeof(peer), "%s", r->peer);
 
 		snprintf(line, sizeof(line), "%7d %-12.12s %8u %-7s %-8s "
-			 "%-5s %-15.15s %8u %9.0f %8.2f %9.0f %8.2f %6u "
+			 "%-5s %-19.19s %8u %9.0f %8.2f %9.0f %8.2f %6u "
 			 "%8" PRIu64,
 			 r->pid, r->comm, r->qpn, r->port, r->type, r->state,
-			 r->peer, r->dqpn,
+			 peer, r->dqpn,
 			 p ? per_s(r->tx_pkts, p->tx_pkts, dt) : 0,
 			 p ? per_s(r->tx_bytes, p->tx_bytes, dt) / 1e6 : 0,
 			 p ? per_s(r->rx_pkts, p->rx_pkts, dt) : 0,

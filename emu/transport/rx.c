@@ -183,7 +183,22 @@ unsigned int emu_rx_batch(struct emu_tport *tp, bool sock)
 	bool rings = emu_shm_any(tp->udp.shm);
 	unsigned int n = 0, m = 0;
 
-	if (sock) {
+	if (sock && emu_shm_unordered(tp->udp.shm)) {
+		/* A ring new since its peer last sent by UDP: the socket is
+		 * emptied first, so its older datagrams come first. */
+		unsigned int round, k;
+
+		emu_shm_order_begin(tp->udp.shm);
+		for (round = 0; round < EMU_RX_ORDER_ROUNDS; round++) {
+			k = emu_udp_recv(&tp->udp);
+			rx_pkts(t, tp, k);
+			n += k;
+			if (k < EMU_UDP_BATCH)
+				break;
+		}
+		if (round < EMU_RX_ORDER_ROUNDS)
+			emu_shm_order_end(tp->udp.shm);
+	} else if (sock) {
 		n = emu_udp_recv(&tp->udp);
 		rx_pkts(t, tp, n);
 		tp->sock_skip = n ? 0 : EMU_RX_SOCK_SKIP;

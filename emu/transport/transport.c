@@ -405,7 +405,8 @@ int emu_transport_poll(struct emu_device *dev, bool claim)
 				rc = -1;
 			continue;
 		}
-		if (emu_shm_any(tp->udp.shm) && tp->sock_skip) {
+		if (emu_shm_any(tp->udp.shm) && tp->sock_skip &&
+		    !emu_shm_unordered(tp->udp.shm)) {
 			/* Ring peers carry the traffic: the socket is
 			 * looked at one poll in EMU_RX_SOCK_SKIP + 1. */
 			tp->sock_skip--;

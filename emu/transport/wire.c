@@ -349,10 +349,18 @@ static void on_made(void *arg)
 		conn_free(tp, k);
 		return;
 	}
+	/* Datagrams to this peer still queued leave before its first
+	 * frame: the receiver orders the two by emptying its socket first
+	 * (net/shm.h, ordered). */
+	if (emu_udp_tx_pending(&tp->udp))
+		emu_udp_flush(&tp->udp);
 	emu_shm_up(&tp->wire.shm, k->chan, k->area, true, fd);
 	k->up = true;
 	WLOG(tp, "peer %s:%u on shared memory",
 	     emu_addr_str(&k->chan->peer, a, sizeof(a)), k->chan->peer_port);
+	/* The peer may have sent before our flag said we sleep: nobody
+	 * woke us for those frames. */
+	emu_rx_port(tp);
 }
 
 /* A hello on an accepted connection: check it, map the area, answer. */
@@ -419,10 +427,13 @@ static void on_accepted(void *arg)
 	}
 	k->chan = c;
 	c->ctl = k;
+	if (emu_udp_tx_pending(&tp->udp))
+		emu_udp_flush(&tp->udp);
 	emu_shm_up(&w->shm, c, k->area, false, fds[1]);
 	k->up = true;
 	WLOG(tp, "peer %s:%u on shared memory",
 	     emu_addr_str(&m.addr, a, sizeof(a)), m.port);
+	emu_rx_port(tp);
 	return;
 refuse:
 	w->refused++;
@@ -460,6 +471,14 @@ static void ask(struct emu_tport *tp, struct emu_shm_chan *c)
 	char a[INET6_ADDRSTRLEN];
 	int fd, fds[2];
 
+	if (!addr_cmp(&c->peer, c->peer_port, &tp->port->ep.addr,
+		      tp->port->ep.port)) {
+		/* Our own address: QPs of this port talking to each other
+		 * stay on the socket, which is already one hop. */
+		emu_shm_down(&w->shm, c);
+		c->retry_ns = UINT64_MAX;
+		return;
+	}
 	if (wire_path(sa.sun_path, sizeof(sa.sun_path), w->netns, &c->peer,
 		      c->peer_port))
 		goto none;

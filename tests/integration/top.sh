@@ -60,7 +60,7 @@ start() {
 }
 
 start first
-row="^ *$pid ibv_rc_pingp *$qpn emu0/1 +RC +RTS +127\.[0-9.]+ +$dqpn "
+row="^ *$pid ibv_rc_pingp *$qpn emu0/1 +RC +RTS +127\.[0-9.]+ shm +$dqpn "
 if wait_screen "$row"; then
 	ok "top shows the QP of process $pid"
 else

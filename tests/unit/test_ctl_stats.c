@@ -161,7 +161,7 @@ START_TEST(t_qps)
 	snprintf(want, sizeof(want), "\nqp %u port emu0/1 type RC state RTS "
 		 "peer ", t.p.qp[0]->qp_num);
 	ck_assert_msg(strstr(o.buf, want), "%s", o.buf);
-	snprintf(want, sizeof(want), " dqpn %u inflight 0 sent_pkts 3 "
+	snprintf(want, sizeof(want), " dqpn %u inflight 0 wire udp sent_pkts 3 "
 		 "rdma_tx_bytes 348 rcvd_pkts 3 rdma_rx_bytes 60 "
 		 "retransmits 0\n", t.p.qp[1]->qp_num);
 	ck_assert_msg(strstr(o.buf, want), "%s", o.buf);
