@@ -75,10 +75,20 @@ suite() {
 	total_skip=$((total_skip + ${s:-0}))
 }
 
+# Between two processes of this host the suite runs on the shared-memory
+# wire; these run again on UDP, the wire to every other host.
+udp_tests="tests/integration/pingpong.sh tests/integration/faults.sh \
+	tests/integration/capture.sh tests/integration/rdmacm.sh \
+	tests/integration/peer_death.sh"
+
 EMUVERBS_UDP_IO=io_uring
 export EMUVERBS_UDP_IO
 suite . "plain build, io_uring I/O"
-unset EMUVERBS_UDP_IO
+EMUVERBS_TEST_WIRE=udp
+export EMUVERBS_TEST_WIRE
+suite . "plain build, io_uring I/O, UDP wire: RC, UC, UD, faults, capture, rdma_cm" \
+	"$udp_tests"
+unset EMUVERBS_UDP_IO EMUVERBS_TEST_WIRE
 
 # The sanitized build lives in a copy, since this tree is configured in place.
 san=$(mktemp -d "${TMPDIR:-/tmp}/emuverbs-san.XXXXXX")
@@ -93,6 +103,11 @@ if (cd "$san" && ./autogen.sh >/dev/null 2>&1 &&
 	# this run too: no second download.
 	export INTEROP_CACHE="$PWD/tests/interop/cache"
 	suite "$san" "ASan+UBSan build, mmsg I/O"
+	EMUVERBS_TEST_WIRE=udp
+	export EMUVERBS_TEST_WIRE
+	suite "$san" "ASan+UBSan build, mmsg I/O, UDP wire: RC, UC, UD, faults, capture, rdma_cm" \
+		"$udp_tests"
+	unset EMUVERBS_TEST_WIRE
 	unset INTEROP_CACHE
 else
 	echo "ASan+UBSan build failed to build" >&2

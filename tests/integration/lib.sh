@@ -9,6 +9,11 @@ trap 'busy_stop; rm -rf "$WORK"' EXIT
 unset EMUVERBS_CONFIG EMUVERBS_SPEED EMUVERBS_WIDTH EMUVERBS_MTU \
 	EMUVERBS_ADDRESS EMUVERBS_NETDEV EMUVERBS_GID_TBL_LEN \
 	EMUVERBS_LINK_LAYER EMUVERBS_LATENCY_US EMUVERBS_PORT_STATE EMUVERBS_WIRE
+# The suite runs on the default wire (shared memory between the processes
+# of one host); scripts/test.sh runs some tests again with
+# EMUVERBS_TEST_WIRE=udp. A test that needs packets on a socket says
+# EMUVERBS_WIRE=udp on its commands whatever this is.
+[ -z "${EMUVERBS_TEST_WIRE-}" ] || export EMUVERBS_WIRE="$EMUVERBS_TEST_WIRE"
 export XDG_CONFIG_HOME="$WORK/xdg"
 # Control sockets of this script's programs in a directory of its own:
 # `emuverbs port all` must never reach another test's programs.
