@@ -436,26 +436,20 @@ static void do_inject(void *arg)
 	emu_rx_datagram(in->tp, &in->u);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * The fix-ups byte 0 (ctl) asks for, on the len bytes at buf of a packet
+ * from src, UDP port sport, to dst at port tp: for target qp, its QPN,
+ * its PSN next to the one expected, the keys and addresses of its
+ * extended headers, and its ICRC.
+ */
+static void fix_up(uint8_t ctl, struct emu_qp *qp, struct emu_tport *tp,
+		   uint8_t *buf, size_t len, const struct in6_addr *src,
+		   const struct in6_addr *dst, uint16_t sport)
 {
-	static uint8_t buf[EMU_UDP_BUF];
-	struct inject in = { 0 };
+	uint8_t ph[ICRC_PSEUDO_MAX], op;
 	struct wire_pkt w;
-	struct emu_qp *qp;
-	enum target t;
-	uint8_t ph[ICRC_PSEUDO_MAX], op, ctl;
-	size_t len, iplen;
+	size_t iplen;
 	uint32_t psn;
-
-	if (size < 1 || size - 1 > sizeof(buf))
-		return 0;
-	ctl = data[0];
-	len = size - 1;
-	memcpy(buf, data + 1, len);
-	t = (enum target)((ctl & 7) % NTARGETS);
-	restore(t);
-	qp = to_emu_qp(f.qp[t]);
 
 	if (len >= WIRE_BTH_LEN) {
 		op = bth_opcode(buf);
@@ -487,6 +481,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				xrceth_init(buf, f.xsrqn);
 		}
 	}
+	if (!(ctl & 0x08) && len >= WIRE_BTH_LEN + ICRC_LEN) {
+		struct in_addr s, d;
+
+		memcpy(&s, &src->s6_addr32[3], 4);
+		memcpy(&d, &dst->s6_addr32[3], 4);
+		iplen = icrc_pseudo_v4(ph, &s, &d, sport, tp->port->ep.port,
+				       len);
+		icrc_put(buf + len - ICRC_LEN,
+			 icrc_compute(ph, iplen, ph + iplen, buf,
+				      len - ICRC_LEN));
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t buf[EMU_UDP_BUF];
+	struct inject in = { 0 };
+	struct emu_qp *qp;
+	enum target t;
+	uint8_t ctl;
+	size_t len;
+
+	if (size < 1 || size - 1 > sizeof(buf))
+		return 0;
+	ctl = data[0];
+	len = size - 1;
+	memcpy(buf, data + 1, len);
+	t = (enum target)((ctl & 7) % NTARGETS);
+	restore(t);
+	qp = to_emu_qp(f.qp[t]);
+
 	in.tp = qp->tp ? qp->tp : &emu_transport_of(f.dev)->ports[0];
 	in.u.data = buf;
 	in.u.len = (uint32_t)len;
@@ -494,17 +520,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.u.dst = in.tp->port->ep.addr;
 	in.u.sport = PEER_SPORT;
 	in.u.ttl = 64;
-	if (!(ctl & 0x08) && len >= WIRE_BTH_LEN + ICRC_LEN) {
-		struct in_addr s, d;
-
-		memcpy(&s, &in.u.src.s6_addr32[3], 4);
-		memcpy(&d, &in.u.dst.s6_addr32[3], 4);
-		iplen = icrc_pseudo_v4(ph, &s, &d, PEER_SPORT,
-				       in.tp->port->ep.port, len);
-		icrc_put(buf + len - ICRC_LEN,
-			 icrc_compute(ph, iplen, ph + iplen, buf,
-				      len - ICRC_LEN));
-	}
+	fix_up(ctl, qp, in.tp, buf, len, &in.u.src, &in.u.dst, PEER_SPORT);
 	emu_engine_call(f.dev->engine, do_inject, &in);
 	return 0;
 }
