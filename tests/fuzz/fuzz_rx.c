@@ -2,26 +2,49 @@
  * is one datagram for one of a set of live QPs (RC, UC, UD, RC on a basic
  * and on a tag-matching SRQ, an XRC target, an RC requester with READs and
  * atomics outstanding), handed to the port on the engine thread as if it
- * had just arrived, next to bound memory windows of both types.
+ * had just arrived, next to bound memory windows of both types; or a
+ * shared-memory ring as a hostile peer on this host would leave it, which
+ * the port reads as it reads its ring peers'.
  *
- * Input: byte 0 picks the target and how the packet is fixed up, the rest
- * is the UDP payload (BTH through ICRC):
+ * Input: byte 0 picks the target and how each packet is fixed up:
  *   bits 0-2  target QP (modulo the number of targets)
  *   bit 3     keep the ICRC as given (else it is made right, so that the
  *             packet gets past the check; damage is still fuzzed this way)
  *   bit 4     keep the destination QPN as given (else the target's)
  *   bit 5     keep the PSN as given (else moved next to the one the target
  *             expects, keeping the low 4 bits as an offset)
+ *   bit 7     ring mode (below); else the rest is the UDP payload (BTH
+ *             through ICRC)
  * R_Keys 0..3 in a RETH, AtomicETH or IETH stand for the region and the
  * windows, and virtual addresses below 64 KiB for offsets into the region,
  * so that inputs reach memory the QPs may touch.
+ *
+ * Ring mode: the rest is what the peer wrote into the area it shares with
+ * the target's port (net/shm.h), all numbers little-endian:
+ *   4 bytes   start: where both rings' counters stood (a channel that has
+ *             run for a while; near 2^32 they wrap)
+ *   4 bytes   the head the peer publishes, minus start
+ *   4 bytes   the tail it leaves in our send ring, minus start
+ *   1 byte    bit 0: the peer says it sleeps (our sends write its eventfd)
+ * then frames, one after the other, into the slots from start on:
+ *   4 bytes   the slot's length field, as written (never trusted)
+ *   2 bytes   UDP source port, 1 byte TOS, 1 byte TTL
+ *   2 bytes   how many bytes of the frame follow here (the rest of its
+ *             length reads as zeros)
+ * Published slots the input leaves out hold empty frames. The port takes
+ * the frames as in production (emu_rx_batch: emu_shm_recv, then the
+ * checks every datagram goes through), and what it answers goes into the
+ * peer's ring through emu_shm_put, under the tail the peer left.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -33,6 +56,7 @@
 #include "net/hdr.h"
 #include "net/icrc.h"
 #include "net/psn.h"
+#include "net/shm.h"
 
 #define MEM_LEN		(64 * 1024)
 #define RECV_LEN	4096
@@ -350,6 +374,29 @@ static void setup(void)
 	ibv_free_device_list(list);
 }
 
+/* Ring mode: the port's table of ring peers while an input runs, with the
+ * fake peer's channel over an area the input fills (we did not make it:
+ * the peer sends on ring 0). */
+static struct {
+	struct emu_shm shm;
+	struct emu_shm_area *area;
+	int efd;		/* the peer's eventfd, never read */
+} ring;
+
+static void setup_ring(void)
+{
+	void *a = mmap(NULL, EMU_SHM_AREA_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (a == MAP_FAILED || emu_shm_init(&ring.shm))
+		die("the ring's area");
+	ring.area = a;
+	emu_shm_area_init(ring.area);
+	ring.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ring.efd < 0)
+		die("eventfd");
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -362,6 +409,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	unsetenv("EMUVERBS_CONFIG");
 	setup();
+	setup_ring();
 	return 0;
 }
 
@@ -436,26 +484,20 @@ static void do_inject(void *arg)
 	emu_rx_datagram(in->tp, &in->u);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * The fix-ups byte 0 (ctl) asks for, on the len bytes at buf of a packet
+ * from src, UDP port sport, to dst at port tp: for target qp, its QPN,
+ * its PSN next to the one expected, the keys and addresses of its
+ * extended headers, and its ICRC.
+ */
+static void fix_up(uint8_t ctl, struct emu_qp *qp, struct emu_tport *tp,
+		   uint8_t *buf, size_t len, const struct in6_addr *src,
+		   const struct in6_addr *dst, uint16_t sport)
 {
-	static uint8_t buf[EMU_UDP_BUF];
-	struct inject in = { 0 };
+	uint8_t ph[ICRC_PSEUDO_MAX], op;
 	struct wire_pkt w;
-	struct emu_qp *qp;
-	enum target t;
-	uint8_t ph[ICRC_PSEUDO_MAX], op, ctl;
-	size_t len, iplen;
+	size_t iplen;
 	uint32_t psn;
-
-	if (size < 1 || size - 1 > sizeof(buf))
-		return 0;
-	ctl = data[0];
-	len = size - 1;
-	memcpy(buf, data + 1, len);
-	t = (enum target)((ctl & 7) % NTARGETS);
-	restore(t);
-	qp = to_emu_qp(f.qp[t]);
 
 	if (len >= WIRE_BTH_LEN) {
 		op = bth_opcode(buf);
@@ -487,6 +529,146 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				xrceth_init(buf, f.xsrqn);
 		}
 	}
+	if (!(ctl & 0x08) && len >= WIRE_BTH_LEN + ICRC_LEN) {
+		struct in_addr s, d;
+
+		memcpy(&s, &src->s6_addr32[3], 4);
+		memcpy(&d, &dst->s6_addr32[3], 4);
+		iplen = icrc_pseudo_v4(ph, &s, &d, sport, tp->port->ep.port,
+				       len);
+		icrc_put(buf + len - ICRC_LEN,
+			 icrc_compute(ph, iplen, ph + iplen, buf,
+				      len - ICRC_LEN));
+	}
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+#define RING_HDR	13
+#define RING_FRAME	10
+
+struct ring_job {
+	uint8_t ctl;
+	struct emu_qp *qp;
+	struct emu_tport *tp;
+	const uint8_t *d;	/* the input after byte 0 */
+	size_t n;
+};
+
+/* On the engine thread, like every receive: fill the peer's ring and our
+ * send ring's tail as the input says, then let the port read. */
+static void do_ring(void *arg)
+{
+	struct ring_job *j = arg;
+	struct emu_tport *tp = j->tp;
+	struct emu_shm *saved = tp->udp.shm;
+	struct emu_shm_ring *rx = &ring.area->ring[0];
+	struct emu_shm_ring *tx = &ring.area->ring[1];
+	uint32_t start = le32(j->d), head = start + le32(j->d + 4), k;
+	const uint8_t *d = j->d + RING_HDR;
+	size_t left = j->n - RING_HDR;
+	struct emu_shm_chan *c;
+	struct in6_addr peer;
+
+	memcpy(&peer, f.peer.raw, sizeof(peer));
+	/* What the transport sends to the peer goes to its UDP port, ours. */
+	c = emu_shm_slot(&ring.shm, &peer, tp->port->ep.port);
+	if (!c)
+		die("the ring's channel");
+	emu_shm_up(&ring.shm, c, ring.area, false, dup(ring.efd));
+	c->rx_tail = start;
+	c->tx_head = start;
+	c->tx_room = start;	/* the first put reads the peer's tail */
+	atomic_store_explicit(&rx->tail, start, memory_order_relaxed);
+	atomic_store_explicit(&tx->head, start, memory_order_relaxed);
+	atomic_store_explicit(&tx->tail, start + le32(j->d + 8),
+			      memory_order_relaxed);
+	atomic_store_explicit(&tx->waiting, j->d[12] & 1,
+			      memory_order_relaxed);
+	/* Published slots the input leaves out: empty frames, not the last
+	 * input's (so that an input replays alone). */
+	for (k = 0; k < head - start && k < EMU_SHM_SLOTS; k++)
+		memset(rx->slot[(start + k) % EMU_SHM_SLOTS], 0,
+		       sizeof(struct emu_shm_frame));
+	for (k = 0; k < EMU_SHM_SLOTS && left >= RING_FRAME; k++) {
+		struct emu_shm_frame *fr = (struct emu_shm_frame *)(void *)
+			rx->slot[(start + k) % EMU_SHM_SLOTS];
+		uint32_t len = le32(d), given = le16(d + 8);
+		uint32_t in_slot = len < EMU_SHM_FRAME_MAX ? len :
+				   EMU_SHM_FRAME_MAX;
+
+		fr->len = len;
+		fr->sport = le16(d + 4);
+		fr->tos = d[6];
+		fr->ttl = d[7];
+		d += RING_FRAME;
+		left -= RING_FRAME;
+		if (given > left)
+			given = (uint32_t)left;
+		if (given > EMU_SHM_FRAME_MAX)
+			given = EMU_SHM_FRAME_MAX;
+		memcpy(fr->data, d, given);
+		if (given < in_slot)
+			memset(fr->data + given, 0, in_slot - given);
+		/* The bytes the port will take: those fixed up. */
+		fix_up(j->ctl, j->qp, tp, fr->data, in_slot, &peer,
+		       &tp->udp.local, fr->sport);
+		d += given;
+		left -= given;
+	}
+	atomic_store_explicit(&rx->head, head, memory_order_release);
+	tp->udp.shm = &ring.shm;
+	for (k = 0; k < EMU_SHM_SLOTS / EMU_UDP_BATCH + 2; k++)
+		if (!emu_rx_batch(tp, false))
+			break;
+	tp->udp.shm = saved;
+	emu_shm_down(&ring.shm, c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t buf[EMU_UDP_BUF];
+	struct inject in = { 0 };
+	struct emu_qp *qp;
+	enum target t;
+	uint8_t ctl;
+	size_t len;
+
+	if (size < 1)
+		return 0;
+	ctl = data[0];
+	if (ctl & 0x80) {
+		struct ring_job j = { .ctl = ctl, .d = data + 1,
+				      .n = size - 1 };
+
+		if (j.n < RING_HDR)
+			return 0;
+		t = (enum target)((ctl & 7) % NTARGETS);
+		restore(t);
+		j.qp = to_emu_qp(f.qp[t]);
+		j.tp = j.qp->tp ? j.qp->tp :
+		       &emu_transport_of(f.dev)->ports[0];
+		emu_engine_call(f.dev->engine, do_ring, &j);
+		return 0;
+	}
+	if (size - 1 > sizeof(buf))
+		return 0;
+	len = size - 1;
+	memcpy(buf, data + 1, len);
+	t = (enum target)((ctl & 7) % NTARGETS);
+	restore(t);
+	qp = to_emu_qp(f.qp[t]);
+
 	in.tp = qp->tp ? qp->tp : &emu_transport_of(f.dev)->ports[0];
 	in.u.data = buf;
 	in.u.len = (uint32_t)len;
@@ -494,17 +676,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.u.dst = in.tp->port->ep.addr;
 	in.u.sport = PEER_SPORT;
 	in.u.ttl = 64;
-	if (!(ctl & 0x08) && len >= WIRE_BTH_LEN + ICRC_LEN) {
-		struct in_addr s, d;
-
-		memcpy(&s, &in.u.src.s6_addr32[3], 4);
-		memcpy(&d, &in.u.dst.s6_addr32[3], 4);
-		iplen = icrc_pseudo_v4(ph, &s, &d, PEER_SPORT,
-				       in.tp->port->ep.port, len);
-		icrc_put(buf + len - ICRC_LEN,
-			 icrc_compute(ph, iplen, ph + iplen, buf,
-				      len - ICRC_LEN));
-	}
+	fix_up(ctl, qp, in.tp, buf, len, &in.u.src, &in.u.dst, PEER_SPORT);
 	emu_engine_call(f.dev->engine, do_inject, &in);
 	return 0;
 }

@@ -3,14 +3,15 @@
 # real RoCEv2 traffic: each UDP payload on port 4791 becomes one seed with
 # the control byte fuzz_rx.c reads in front, choosing the QP by transport
 # and direction. Opcodes a capture rarely holds (immediates, invalidates,
-# XRC, tag-matching headers, CNPs) are derived from captured packets.
+# XRC, tag-matching headers, CNPs) are derived from captured packets. A few
+# seeds for the ring mode (a shared-memory ring as a peer leaves it: byte 0
+# with bit 7 set) are made of those packets too.
 # Usage: make_seeds.py OUTDIR CAPTURE.pcap...
+#        make_seeds.py --rings OUTDIR   (ring seeds from the seeds there)
 import os
 import struct
 import sys
 import zlib
-
-from scapy.all import UDP, rdpcap, raw
 
 T_RC, T_UC, T_UD, T_SRQ, T_TM, T_XRC, T_REQ = range(7)
 PER_OPCODE = 4
@@ -72,7 +73,76 @@ def derived(pkts):
     return out
 
 
+RING = 0x80
+SLOTS = 1024                            # EMU_SHM_SLOTS
+
+
+def ring(target, frames, start=0, head=None, tail=0, sleeps=True):
+    """A ring-mode input: frames are (payload, length field or None for
+    the payload's, sport, tos, ttl); head and tail relative to start, the
+    head by default just past the frames."""
+    out = struct.pack('<BIIIB', RING | target, start & 0xffffffff,
+                      (len(frames) if head is None else head) & 0xffffffff,
+                      tail & 0xffffffff, 1 if sleeps else 0)
+    for p, length, sport, tos, ttl in frames:
+        out += struct.pack('<IHBBH', len(p) if length is None else length,
+                           sport, tos, ttl, len(p)) + p
+    return out
+
+
+def psn_offset(pkt, k):
+    """pkt with the low 4 bits of its PSN k: fuzz_rx puts the PSN k - 2
+    from the one the target expects."""
+    return pkt[:11] + bytes([(pkt[11] & 0xf0) | k]) + pkt[12:]
+
+
+def ring_seeds(seeds):
+    """Ring seeds from datagram seeds (control byte first): frames in order
+    across the counters' wrap; a length field of garbage next to a good
+    frame, under a tail far behind; a head beyond reason."""
+    by_op = {}
+    for s in seeds:
+        if s[0] == T_RC:
+            by_op.setdefault(s[1], s[1:])
+    send, write = by_op.get(0x04), by_op.get(0x0a)
+    if not send:
+        return []
+    out = []
+    frames = [(psn_offset(send, 2), None, 49152, 0x02, 64),
+              (psn_offset(send, 3), None, 49152, 0x03, 64)]
+    if write:
+        # 512 bytes (within the target's 1024-byte MTU) into the region
+        # (R_Key 1), 4 KiB in: all three frames land.
+        write = (write[:12] + struct.pack('>QII', 0x1000, 1, 512) +
+                 write[28:28 + 512] + b'\0' * 4)
+        frames.append((psn_offset(write, 4), None, 49152, 0x02, 64))
+    out.append(ring(T_RC, frames, start=0xfffffffe))
+    out.append(ring(T_RC, [(psn_offset(send, 2), 0xffffffff, 49152, 2, 64),
+                           (psn_offset(send, 2), None, 49153, 2, 64)],
+                    tail=-5000))
+    out.append(ring(T_RC, [(psn_offset(send, 2), None, 49152, 2, 64)],
+                    start=7, head=SLOTS + 1, sleeps=False))
+    return out
+
+
+def write_rings(outdir, seeds):
+    for s in ring_seeds(seeds):
+        name = 'ring-%08x' % zlib.crc32(s)
+        with open(os.path.join(outdir, name), 'wb') as f:
+            f.write(s)
+
+
 def main():
+    if sys.argv[1] == '--rings':
+        outdir = sys.argv[2]
+        seeds = []
+        for name in sorted(os.listdir(outdir)):
+            if not name.startswith('ring-'):
+                with open(os.path.join(outdir, name), 'rb') as f:
+                    seeds.append(f.read())
+        write_rings(outdir, seeds)
+        return
+    from scapy.all import UDP, rdpcap, raw
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     pkts = []
@@ -94,6 +164,7 @@ def main():
         name = '%02x-%08x' % (s[1], zlib.crc32(s))
         with open(os.path.join(outdir, name), 'wb') as f:
             f.write(s)
+    write_rings(outdir, seeds)
     print('%d seeds, %d opcodes, from %d packets' %
           (len(seeds), len(count), len(pkts)))
 

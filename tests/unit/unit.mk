@@ -18,7 +18,8 @@ WRAP_ALLOC = -Wl,--wrap=calloc -Wl,--wrap=malloc
 NET_UNIT_TESTS = tests/unit/test_opcode tests/unit/test_hdr \
 	tests/unit/test_psn tests/unit/test_icrc tests/unit/test_udp \
 	tests/unit/test_pcapng tests/unit/test_capture tests/unit/test_iphdr \
-	tests/unit/test_tmh tests/unit/test_classify
+	tests/unit/test_tmh tests/unit/test_classify \
+	tests/unit/test_shm
 # emu/, through libemucore
 CORE_UNIT_TESTS = tests/unit/test_log tests/unit/test_config tests/unit/test_speed \
 	tests/unit/test_gid tests/unit/test_netlink tests/unit/test_mr \
@@ -77,6 +78,10 @@ tests_unit_test_capture_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 tests_unit_test_iphdr_LDADD = $(NET_LIBS)
 tests_unit_test_tmh_LDADD = $(NET_LIBS)
 tests_unit_test_classify_LDADD = $(NET_LIBS)
+# The shared-memory rings between two sides of one area, a peer's hostile
+# writes, and the receive buffer's allocation failing.
+tests_unit_test_shm_LDADD = $(NET_LIBS)
+tests_unit_test_shm_LDFLAGS = $(AM_LDFLAGS) $(WRAP_ALLOC)
 
 tests_unit_test_log_LDADD = $(CORE_LIBS)
 # The trace writer's lines are checked with emuverbs plot's reader.
