@@ -220,9 +220,16 @@ static void check_pkt(const struct rig *r, unsigned int to,
 		      seq, p->sport, p->tos, p->ttl);
 }
 
+/* A receive as the transport does it, with no datagram in the socket:
+ * rings whose first frame is there are ordered (emptied socket), then
+ * read. */
 static unsigned int recv_on(struct rig *r, unsigned int to,
 			    struct emu_udp_pkt *out, unsigned int max)
 {
+	if (emu_shm_unordered(&r->s[to])) {
+		emu_shm_order_begin(&r->s[to]);
+		emu_shm_order_end(&r->s[to]);
+	}
 	return emu_shm_recv(&r->s[to], out, max, &r->addr[to]);
 }
 
@@ -431,6 +438,42 @@ START_TEST(t_put_refused)
 END_TEST
 
 /* ---- a peer that dies or lies ------------------------------------------ */
+
+/* A new channel's ring is not read until the socket has been emptied once
+ * after its first frame was seen: the peer's datagrams from before the
+ * switch come first. An emptying that began before the first frame does
+ * not count. */
+START_TEST(t_switch_order)
+{
+	struct emu_udp_pkt p[EMU_UDP_BATCH];
+	struct emu_shm *s;
+	struct rig r;
+
+	rig_up(&r);
+	s = &r.s[1];
+	ck_assert(emu_shm_unordered(s));
+	/* Emptied with nothing in the ring: still unordered. */
+	emu_shm_order_begin(s);
+	ck_assert_int_eq(put_seq(r.c[0], 0), 0);
+	emu_shm_order_end(s);
+	ck_assert(emu_shm_unordered(s));
+	ck_assert_uint_eq(emu_shm_recv(s, p, EMU_UDP_BATCH, &r.addr[1]), 0);
+	/* The frame is there when the emptying begins: ordered, read. */
+	emu_shm_order_begin(s);
+	emu_shm_order_end(s);
+	ck_assert(!emu_shm_unordered(s));
+	ck_assert_uint_eq(emu_shm_recv(s, p, EMU_UDP_BATCH, &r.addr[1]), 1);
+	check_pkt(&r, 1, &p[0], 0);
+	/* Ordered once is ordered for good. */
+	ck_assert_int_eq(put_seq(r.c[0], 1), 0);
+	ck_assert_uint_eq(emu_shm_recv(s, p, EMU_UDP_BATCH, &r.addr[1]), 1);
+	/* A channel taken down while unordered leaves no count behind. */
+	ck_assert(emu_shm_unordered(&r.s[0]));
+	emu_shm_down(&r.s[0], r.c[0]);
+	ck_assert(!emu_shm_unordered(&r.s[0]));
+	rig_down(&r);
+}
+END_TEST
 
 /* The writer dies mid-frame: what it wrote into the next slot without
  * publishing the head is never delivered; what it published before is. */
@@ -941,6 +984,7 @@ static Suite *shm_suite(void)
 	tcase_add_test(rings, t_full);
 	tcase_add_test(rings, t_put_refused);
 	tcase_add_test(rings, t_wakes);
+	tcase_add_test(rings, t_switch_order);
 	suite_add_tcase(s, rings);
 
 	tcase_add_test(hostile, t_torn_frame);
