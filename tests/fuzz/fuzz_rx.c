@@ -626,6 +626,10 @@ static void do_ring(void *arg)
 		left -= given;
 	}
 	atomic_store_explicit(&rx->head, head, memory_order_release);
+	/* No datagram is waiting in the socket: the new ring is read from
+	 * here on (what the transport does after emptying it). */
+	emu_shm_order_begin(&ring.shm);
+	emu_shm_order_end(&ring.shm);
 	tp->udp.shm = &ring.shm;
 	for (k = 0; k < EMU_SHM_SLOTS / EMU_UDP_BATCH + 2; k++)
 		if (!emu_rx_batch(tp, false))
