@@ -75,7 +75,25 @@ struct results {
 	struct bench_run emu[MAX_WIRES][MAX_RUNS];
 	struct bench_fabric fab[MAX_RUNS];
 	char fab_err[256];		/* why the baseline stopped, or "" */
+	long cpus;			/* online */
+	double load[2];			/* 1-minute load, start and end */
 };
+
+/* The 1-minute load average: with the CPUs, whether the machine was
+ * oversubscribed, which no figure shows by itself (a busy-polling pair
+ * that never yields, as fi_pingpong, then measures the scheduler). */
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+	double l = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
+}
 
 /*
  * The best of n values and their median: the best is the minimum of a
@@ -174,8 +192,10 @@ static void report_json(const struct results *s, const struct bench_sizes *z)
 	int w;
 	size_t k;
 
-	printf("{\"runs\": %d, \"scale_qps\": %d, \"libfabric_shm\": ",
-	       s->runs, z->scale_qps);
+	printf("{\"runs\": %d, \"scale_qps\": %d, \"cpus\": %ld, "
+	       "\"load_start\": %.2f, \"load_end\": %.2f, "
+	       "\"libfabric_shm\": ", s->runs, z->scale_qps, s->cpus,
+	       s->load[0], s->load[1]);
 	if (s->nfab) {
 		fab_stat(s, FAB_RTT, &b, &m);
 		fab_stat(s, FAB_BW, &fb, &fm);
@@ -238,6 +258,8 @@ static void report_text(const struct results *s, const struct bench_sizes *z)
 	       "raw UDP on\nloopback and libfabric's shm provider, two "
 	       "processes each, %d runs (best /\nmedian); ratios of medians; "
 	       "%d QPs at scale\n", s->runs, z->scale_qps);
+	printf("machine: %ld CPUs online, load average %.2f at the start, "
+	       "%.2f at the end\n", s->cpus, s->load[0], s->load[1]);
 	if (s->nfab) {
 		fab_stat(s, FAB_RTT, &b, &m);
 		fab_stat(s, FAB_BW, &fb, &fm);
@@ -519,6 +541,8 @@ int main(int argc, char **argv)
 	if (z.scale_msgs < z.scale_qps * 8)
 		z.scale_msgs = z.scale_qps * 8;
 	s.runs = runs;
+	s.cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	s.load[0] = loadavg();
 	/* A worker that dies must fail its round, not kill the bench. */
 	signal(SIGPIPE, SIG_IGN);
 	rc = worker_start(&raw, "raw", NULL, &z);
@@ -550,6 +574,7 @@ int main(int argc, char **argv)
 		printf("bench FAILED\n");
 		return 1;
 	}
+	s.load[1] = loadavg();
 	if (json)
 		report_json(&s, &z);
 	else

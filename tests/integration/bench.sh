@@ -32,6 +32,8 @@ else
 	bad "bench: three figures against libfabric shm per wire ($n)" \
 		"$WORK/out"
 fi
+expect "bench: the machine's CPUs and load" "$WORK/out" \
+	'^machine: [0-9]+ CPUs online, load average [0-9.-]+ at the start'
 fab='(, [0-9]+ runs.*|\): unavailable: .+)$'
 expect "bench: the libfabric baseline, or why not" "$WORK/out" \
 	"^libfabric shm \\(fi_pingpong -p shm -e rdm$fab"
@@ -49,7 +51,7 @@ check_json() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 wires, fabric = sys.argv[2].split(","), sys.argv[3]
-assert d["runs"] >= 1, d
+assert d["runs"] >= 1 and d["cpus"] >= 1 and "load_start" in d, d
 fab = d["libfabric_shm"]
 err = d["libfabric_shm_error"]
 if fabric == "no":
