@@ -18,8 +18,11 @@ cpio kmod ibverbs-providers"
 # Open MPI with its compiler (mpi.sh).
 TEST_PKGS="$TEST_PKGS ucx-utils util-linux openmpi-bin libopenmpi-dev"
 # librdmacm: the reference headers (ABI test), Debian's rdma_cm programs
-# (rdmacm.sh) and the libfabric verbs provider's fi_info; the symbol test
-# also reads libfabric1, libucx0 and librdmacm1, which these pull in.
+# (rdmacm.sh) and libfabric-bin: the verbs provider's fi_info and
+# fi_pingpong (fabric.sh), and fi_pingpong on the shm provider, the
+# baseline `emuverbs bench` holds same-host traffic against (bench.sh); the
+# symbol test also reads libfabric1, libucx0 and librdmacm1, which these
+# pull in.
 TEST_PKGS="$TEST_PKGS librdmacm-dev rdmacm-utils libfabric-bin"
 # qperf: a program that addresses peers by LID alone (tests/integration/ib.sh).
 TEST_PKGS="$TEST_PKGS qperf"

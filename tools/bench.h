@@ -31,6 +31,14 @@ struct bench_run {
 	int scale_errors;		/* failed completions at scale */
 };
 
+/* One run of the libfabric baseline (tools/bench_fabric.c): fi_pingpong
+ * on the shm provider, its 8 B round trip (twice its usec/xfer) and its
+ * 64 KiB ping-pong bandwidth (its MB/sec, both directions' bytes). */
+struct bench_fabric {
+	double rtt_us;
+	double pp_mbps;
+};
+
 /* qsort's comparison of doubles, and the median of v (which it sorts). */
 int bench_cmp(const void *x, const void *y);
 double bench_median(double *v, int n);
@@ -60,6 +68,12 @@ int bench_link_one(void);
  * DCQCN off and on (tools/bench_cc.c); bench_cc_one is one run's pair. */
 int bench_cc(const char *self);
 int bench_cc_one(void);
+
+/* 0 when fi_pingpong is on PATH, else -1 with the reason in err. */
+int bench_fabric_find(char *err, size_t len);
+/* One run of the baseline; -1 with the reason in err, never on stderr. */
+int bench_fabric(const struct bench_sizes *z, struct bench_fabric *f,
+		 char *err, size_t len);
 
 int bench_udp(struct th_host *h, const struct bench_sizes *z,
 	      struct bench_run *r);

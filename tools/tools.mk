@@ -21,7 +21,8 @@ tools_emuverbs_devices_LDADD = libibverbs.la
 tools_emuverbs_demo_SOURCES = tools/demo.c
 tools_emuverbs_demo_LDADD = libtwohost.la libibverbs.la
 tools_emuverbs_bench_SOURCES = tools/bench.c tools/bench.h tools/bench_udp.c \
-	tools/bench_emu.c tools/bench_link.c tools/bench_cc.c
+	tools/bench_emu.c tools/bench_link.c tools/bench_cc.c \
+	tools/bench_fabric.c
 tools_emuverbs_bench_LDADD = libtwohost.la libibverbs.la
 tools_emuverbs_ctl_SOURCES = tools/ctl.c
 tools_emuverbs_ctl_LDADD = libctlclient.la
