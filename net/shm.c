@@ -185,6 +185,7 @@ void emu_shm_up(struct emu_shm *s, struct emu_shm_chan *c,
 	c->tx_room = EMU_SHM_SLOTS;
 	c->rx_tail = 0;
 	c->wake_owed = false;
+	c->owner = s;
 	c->broken = false;
 	c->wake_fd = wake_fd;
 	c->ordered = false;
@@ -194,16 +195,24 @@ void emu_shm_up(struct emu_shm *s, struct emu_shm_chan *c,
 	 * head is looked at, or a frame published in between wakes nobody. */
 	atomic_thread_fence(memory_order_seq_cst);
 	c->state = EMU_SHM_UP;
-	s->nup++;
+	s->up[s->nup++] = c;
 	s->unordered++;
 }
 
 void emu_shm_down(struct emu_shm *s, struct emu_shm_chan *c)
 {
 	if (c->state == EMU_SHM_UP) {
-		s->nup--;
+		unsigned int i;
+
+		for (i = 0; i < s->nup; i++)
+			if (s->up[i] == c) {
+				s->up[i] = s->up[--s->nup];
+				break;
+			}
 		if (!c->ordered)
 			s->unordered--;
+		if (c->wake_owed)
+			s->nowed--;
 	}
 	if (s->last == c)
 		s->last = NULL;
@@ -256,44 +265,31 @@ int emu_shm_put(struct emu_shm_chan *c, const struct iovec *iov,
 	c->tx_head++;
 	atomic_store_explicit(&c->tx->head, c->tx_head, memory_order_release);
 	c->tx_frames++;
-	c->wake_owed = true;
+	if (!c->wake_owed) {
+		c->wake_owed = true;
+		c->owner->nowed++;
+	}
 	return 0;
-}
-
-bool emu_shm_pending(const struct emu_shm *s)
-{
-	unsigned int i;
-
-	if (!s || !s->nup)
-		return false;
-	for (i = 0; i < EMU_SHM_PEERS; i++)
-		if (s->chan[i].wake_owed)
-			return true;
-	return false;
 }
 
 unsigned int emu_shm_flush(struct emu_shm *s)
 {
 	unsigned int i, n = 0;
-	bool fenced = false;
 
-	if (!s || !s->nup)
+	if (!s || !s->nowed)
 		return 0;
-	for (i = 0; i < EMU_SHM_PEERS; i++) {
-		struct emu_shm_chan *c = &s->chan[i];
+	/* Publishing the heads and reading the flags must not pass each
+	 * other, nor the consumer's setting its flag and reading the head:
+	 * else both sides miss the other. */
+	atomic_thread_fence(memory_order_seq_cst);
+	for (i = 0; i < s->nup && s->nowed; i++) {
+		struct emu_shm_chan *c = s->up[i];
 		uint64_t one = 1;
 
 		if (!c->wake_owed)
 			continue;
 		c->wake_owed = false;
-		if (c->state != EMU_SHM_UP)
-			continue;
-		/* Publishing the head and reading the flag must not pass
-		 * each other, nor the consumer's setting the flag and
-		 * reading the head: else both sides miss the other. */
-		if (!fenced)
-			atomic_thread_fence(memory_order_seq_cst);
-		fenced = true;
+		s->nowed--;
 		if (!atomic_load_explicit(&c->tx->waiting,
 					  memory_order_relaxed))
 			continue;
@@ -310,17 +306,16 @@ bool emu_shm_set_waiting(struct emu_shm *s, bool on)
 	bool ready = false;
 
 	s->waiting = on;
-	for (i = 0; i < EMU_SHM_PEERS; i++)
-		if (s->chan[i].state == EMU_SHM_UP)
-			atomic_store_explicit(&s->chan[i].rx->waiting, on,
-					      memory_order_relaxed);
+	for (i = 0; i < s->nup; i++)
+		atomic_store_explicit(&s->up[i]->rx->waiting, on,
+				      memory_order_relaxed);
 	if (!on || !s->nup)
 		return false;
 	atomic_thread_fence(memory_order_seq_cst);
-	for (i = 0; i < EMU_SHM_PEERS; i++) {
-		struct emu_shm_chan *c = &s->chan[i];
+	for (i = 0; i < s->nup; i++) {
+		struct emu_shm_chan *c = s->up[i];
 
-		if (c->state == EMU_SHM_UP && !c->broken &&
+		if (!c->broken &&
 		    atomic_load_explicit(&c->rx->head, memory_order_relaxed) !=
 		    c->rx_tail)
 			ready = true;
@@ -332,10 +327,10 @@ void emu_shm_order_begin(struct emu_shm *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < EMU_SHM_PEERS; i++) {
-		struct emu_shm_chan *c = &s->chan[i];
+	for (i = 0; i < s->nup; i++) {
+		struct emu_shm_chan *c = s->up[i];
 
-		if (c->state == EMU_SHM_UP && !c->ordered && !c->seen)
+		if (!c->ordered && !c->seen)
 			c->seen = atomic_load_explicit(&c->rx->head,
 						       memory_order_acquire) !=
 				  c->rx_tail;
@@ -346,10 +341,10 @@ void emu_shm_order_end(struct emu_shm *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < EMU_SHM_PEERS; i++) {
-		struct emu_shm_chan *c = &s->chan[i];
+	for (i = 0; i < s->nup; i++) {
+		struct emu_shm_chan *c = s->up[i];
 
-		if (c->state == EMU_SHM_UP && !c->ordered && c->seen) {
+		if (!c->ordered && c->seen) {
 			c->ordered = true;
 			s->unordered--;
 		}
@@ -407,23 +402,25 @@ static unsigned int recv_chan(struct emu_shm_chan *c, struct emu_udp_pkt *out,
 unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
 			  unsigned int max, const struct in6_addr *local)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, nup;
 
 	if (!s || !s->nup)
 		return 0;
 	if (max > EMU_UDP_BATCH)
 		max = EMU_UDP_BATCH;
+	nup = s->nup;
 	/* Start where the last call stopped, so one busy peer cannot keep
 	 * the others waiting. */
-	for (i = 0; i < EMU_SHM_PEERS && n < max; i++) {
-		struct emu_shm_chan *c =
-			&s->chan[(s->rr + i) % EMU_SHM_PEERS];
+	if (s->rr >= nup)
+		s->rr = 0;
+	for (i = 0; i < nup && n < max; i++) {
+		struct emu_shm_chan *c = s->up[(s->rr + i) % nup];
 
-		if (c->state != EMU_SHM_UP || c->broken || !c->ordered)
+		if (c->broken || !c->ordered)
 			continue;
 		n += recv_chan(c, out + n, s->rx_buf + (size_t)n * EMU_UDP_BUF,
 			       max - n, local);
 	}
-	s->rr = (s->rr + 1) % EMU_SHM_PEERS;
+	s->rr++;
 	return n;
 }

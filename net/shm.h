@@ -123,11 +123,16 @@ struct emu_shm_chan {
 	uint64_t retry_ns;	/* EMU_SHM_NONE: ask again after this */
 	uint64_t tx_frames, rx_frames, tx_full, rx_bad;
 	void *ctl;		/* the transport's (its socket, watches) */
+	struct emu_shm *owner;	/* the table it is in, while up */
 };
 
 struct emu_shm {
 	struct emu_shm_chan chan[EMU_SHM_PEERS];
-	unsigned int nup;	/* entries EMU_SHM_UP */
+	unsigned int nup;	/* entries EMU_SHM_UP: up[0 .. nup) */
+	/* The channels up, so that a poll with nothing to read looks at
+	 * those only; and how many owe a wake-up. */
+	struct emu_shm_chan *up[EMU_SHM_PEERS];
+	unsigned int nowed;
 	unsigned int unordered;	/* of them, not yet ordered */
 	unsigned int rr;	/* the entry the next receive starts at */
 	struct emu_shm_chan *last;	/* the last hit of a lookup */
@@ -182,8 +187,6 @@ int emu_shm_put(struct emu_shm_chan *c, const struct iovec *iov,
 /* Wake the peers that sleep and were sent to since the last flush:
  * returns how many eventfds were written. */
 unsigned int emu_shm_flush(struct emu_shm *s);
-/* Whether some channel owes its peer a wake-up. */
-bool emu_shm_pending(const struct emu_shm *s);
 
 /*
  * Take up to max frames from the channels' rings, copying each into
@@ -217,6 +220,12 @@ void emu_shm_order_end(struct emu_shm *s);
 static inline bool emu_shm_any(const struct emu_shm *s)
 {
 	return s && s->nup > 0;
+}
+
+/* Whether some channel owes its peer a wake-up. */
+static inline bool emu_shm_pending(const struct emu_shm *s)
+{
+	return s && s->nowed > 0;
 }
 
 #endif
