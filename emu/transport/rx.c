@@ -214,8 +214,12 @@ unsigned int emu_rx_batch(struct emu_tport *tp, bool sock)
 	emu_transport_flush(t);
 	/* A batch short of full emptied the socket: what had arrived before
 	 * it began is handled and answered. */
+	/* Drained: the socket, and the rings this batch read, had nothing
+	 * left. A requester on a ring counts a timeout as a retry only when
+	 * we have been through everything it sent since (comp.c). */
 	if (sock)
-		emu_pulse_end(&tp->pulse, t0, n < EMU_UDP_BATCH);
+		emu_pulse_end(&tp->pulse, t0,
+			      n < EMU_UDP_BATCH && m < EMU_UDP_BATCH);
 	return n > m ? n : m;
 }
 

@@ -60,6 +60,7 @@ struct emu_tport {
 	 * empty receive of the socket costs a system call, a look at the
 	 * rings a few loads. */
 	unsigned int sock_skip;
+	unsigned int claims;		/* polls that claimed the port */
 };
 
 struct emu_transport {

@@ -83,7 +83,7 @@ void emu_rx_port(struct emu_tport *tp);
 unsigned int emu_rx_batch(struct emu_tport *tp, bool sock);
 /* Polls that skip the socket after it was found empty while rings are
  * up: an empty receive costs a system call, the rings a few loads. */
-#define EMU_RX_SOCK_SKIP	15
+#define EMU_RX_SOCK_SKIP	63
 /* Batches a receive takes from the socket, at most, to empty it before a
  * new ring is read (net/shm.h, emu_shm_chan.ordered). */
 #define EMU_RX_ORDER_ROUNDS	64

@@ -617,6 +617,26 @@ static void do_close(void *arg)
 {
 	struct emu_tport *tp = arg;
 	struct emu_wire_port *w = &tp->wire;
+	char a[INET6_ADDRSTRLEN];
+	unsigned int i;
+
+	/* What each peer's rings carried (EMUVERBS_DEBUG=xport). */
+	for (i = 0; i < EMU_SHM_PEERS && emu_log_on(EMU_LOG_XPORT); i++) {
+		const struct emu_shm_chan *c = &w->shm.chan[i];
+
+		if (c->state == EMU_SHM_FREE || !(c->tx_frames | c->rx_frames))
+			continue;
+		WLOG(tp, "peer %s:%u: %llu frames out, %llu in, %llu ring "
+		     "full, %llu bad%s", emu_addr_str(&c->peer, a, sizeof(a)),
+		     c->peer_port, (unsigned long long)c->tx_frames,
+		     (unsigned long long)c->rx_frames,
+		     (unsigned long long)c->tx_full,
+		     (unsigned long long)c->rx_bad,
+		     c->state == EMU_SHM_UP && !c->ordered ?
+		     ", never ordered" : "");
+	}
+	if (w->on)
+		WLOG(tp, "%llu wake-ups sent", (unsigned long long)w->shm.wakes);
 
 	tp->udp.shm = NULL;
 	while (w->conns)
