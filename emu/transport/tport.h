@@ -61,6 +61,10 @@ struct emu_tport {
 	 * rings a few loads. */
 	unsigned int sock_skip;
 	unsigned int claims;		/* polls that claimed the port */
+	/* Receive paths handed to pollers, taken back when the polling
+	 * stopped (timer), taken back when asked (an armed CQ, a ring
+	 * peer's wake-up after a lapsed claim): EMUVERBS_DEBUG=xport. */
+	uint64_t handoffs, idle_takes, asked_takes;
 };
 
 struct emu_transport {

@@ -24,16 +24,20 @@
 
 /* The engine's watches on what brings a port packets: the socket, and
  * the eventfd its ring peers write when it said it sleeps. */
+/* The engine's watch on the socket, and the rings' flags that tell their
+ * peers whether to write our eventfd: both say who receives. The
+ * eventfd itself stays watched: it is written only while a flag says
+ * nobody polls. */
 static void watches_set(struct emu_tport *tp, bool on)
 {
-	struct emu_engine *e = tp->port->dev->engine;
-
-	emu_engine_watch_set(e, tp->watch, on);
-	if (tp->wire.wake_watch)
-		emu_engine_watch_set(e, tp->wire.wake_watch, on);
-	/* Ring peers write the eventfd only while we say we sleep. */
+	emu_engine_watch_set(tp->port->dev->engine, tp->watch, on);
 	if (tp->wire.on)
 		emu_shm_set_waiting(&tp->wire.shm, on);
+}
+
+static bool claimed(struct emu_tport *tp)
+{
+	return emu_now_ns() - atomic_load(&tp->polled_ns) < HANDOFF_NS;
 }
 
 static void on_readable(void *arg)
@@ -41,16 +45,19 @@ static void on_readable(void *arg)
 	struct emu_tport *tp = arg;
 	struct emu_device *dev = tp->port->dev;
 
-	if (emu_now_ns() - atomic_load(&tp->polled_ns) < HANDOFF_NS) {
+	if (claimed(tp)) {
 		/* Somebody polls: the packet is theirs to take. */
 		watches_set(tp, false);
 		atomic_store(&tp->handed_off, true);
+		tp->handoffs++;
 		ev_timer_set(&tp->idle_check, (double)HANDOFF_NS * 1e-9, 0.);
 		ev_timer_start(emu_engine_loop(dev->engine), &tp->idle_check);
 		return;
 	}
 	emu_rx_port(tp);
 }
+
+static void take_back(struct emu_tport *tp);
 
 /* A ring peer woke us: the count is only a signal. */
 static void on_wake(void *arg)
@@ -62,6 +69,17 @@ static void on_wake(void *arg)
 		emu_log(EMU_LOG_XPORT, "%s/%u: wire: eventfd: %s",
 			tp->port->dev->ibdev.name, tp->port->num,
 			strerror(errno));
+	if (atomic_load(&tp->handed_off)) {
+		/* Written before the peer saw our flag go down: the rings
+		 * stay the poller's while it polls, else they are ours. */
+		if (claimed(tp)) {
+			emu_shm_set_waiting(&tp->wire.shm, false);
+		} else {
+			tp->asked_takes++;
+			take_back(tp);
+		}
+		return;
+	}
 	on_readable(arg);
 }
 
@@ -89,6 +107,7 @@ static void on_idle_check(struct ev_loop *loop, ev_timer *w, int revents)
 		ev_timer_start(loop, w);
 		return;
 	}
+	tp->idle_takes++;
 	take_back(tp);
 }
 
@@ -99,8 +118,11 @@ static void on_take_back(void *arg)
 	uint32_t i;
 
 	for (i = 0; i < t->dev->nports; i++)
-		if (t->ports[i].open && atomic_load(&t->ports[i].handed_off))
+		if (t->ports[i].open &&
+		    atomic_load(&t->ports[i].handed_off)) {
+			t->ports[i].asked_takes++;
 			take_back(&t->ports[i]);
+		}
 }
 
 void emu_transport_polled(struct emu_device *dev)
@@ -339,6 +361,12 @@ static void do_stop(void *arg)
 			emu_engine_unwatch(dev->engine, tp->wire.wake_watch);
 		tp->wire.wake_watch = NULL;
 		if (tp->open) {
+			emu_log(EMU_LOG_XPORT, "%s/%u: receive handed to pollers "
+				"%llu times, taken back %llu when idle, %llu "
+				"when asked", dev->ibdev.name, tp->port->num,
+				(unsigned long long)tp->handoffs,
+				(unsigned long long)tp->idle_takes,
+				(unsigned long long)tp->asked_takes);
 			emu_wire_close(tp);
 			emu_pulse_close(&tp->pulse);
 			emu_inject_port_fini(tp);
