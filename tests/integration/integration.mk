@@ -42,6 +42,13 @@ CM_TESTS = tests/integration/rdmacm.sh tests/integration/fabric.sh \
 TESTS += $(CM_TESTS)
 EXTRA_DIST += $(CM_TESTS)
 
+# The shared-memory wire between processes: both wires in one process at
+# once, a killed peer, stale socket files, another user refused (a list of
+# its own).
+WIRE_TESTS = tests/integration/wires.sh
+TESTS += $(WIRE_TESTS)
+EXTRA_DIST += $(WIRE_TESTS)
+
 # Another user against our rdma_cm and runtime directory, and one server
 # with a thousand clients (cm_trust.sh; cm_forge is that other user).
 TESTS += tests/integration/cm_trust.sh
