@@ -181,6 +181,9 @@ void emu_shm_up(struct emu_shm *s, struct emu_shm_chan *c,
 	c->tx = &a->ring[maker ? 0 : 1];
 	c->rx = &a->ring[maker ? 1 : 0];
 	/* Fresh rings: the maker zeroed them; both start at 0. */
+	/* A new channel counts afresh: an address may pass from one
+	 * process to another. */
+	c->tx_frames = c->rx_frames = c->tx_full = c->rx_bad = 0;
 	c->tx_head = 0;
 	c->tx_room = EMU_SHM_SLOTS;
 	c->rx_tail = 0;

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -37,6 +38,11 @@ struct wire_conn {
 	struct emu_shm_area *area;	/* mapped, once there is one */
 	bool maker;			/* we connected and made the area */
 	bool up;			/* the channel runs over it */
+	pid_t pid;			/* the peer, as the kernel said */
+	/* The peer process's pidfd, readable once it has exited: a child
+	 * it forked may hold the connection open after it has gone. */
+	int pidfd;
+	struct emu_watch *pid_watch;
 };
 
 static const char *port_name(struct emu_tport *tp, char *buf, size_t len)
@@ -76,8 +82,9 @@ static int wire_path(char *buf, size_t len, uint64_t netns,
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* The kernel's word on who is at the other end: this user, or nobody. */
-static bool peer_is_us(struct emu_tport *tp, int fd)
+/* The kernel's word on who is at the other end: this user, or nobody.
+ * Its pid into *pid (0 when the kernel gives none). */
+static bool peer_is_us(struct emu_tport *tp, int fd, pid_t *pid)
 {
 	struct ucred cr;
 	socklen_t l = sizeof(cr);
@@ -92,6 +99,7 @@ static bool peer_is_us(struct emu_tport *tp, int fd)
 		     (unsigned int)cr.uid);
 		return false;
 	}
+	*pid = cr.pid;
 	return true;
 }
 
@@ -115,6 +123,10 @@ static void conn_free(struct emu_tport *tp, struct wire_conn *k)
 	}
 	if (k->watch)
 		emu_engine_unwatch(tp->port->dev->engine, k->watch);
+	if (k->pid_watch)
+		emu_engine_unwatch(tp->port->dev->engine, k->pid_watch);
+	if (k->pidfd >= 0)
+		close(k->pidfd);
 	if (k->area)
 		munmap(k->area, EMU_SHM_AREA_SIZE);
 	close(k->fd);
@@ -132,6 +144,7 @@ static struct wire_conn *conn_new(struct emu_tport *tp, int fd,
 	}
 	k->tp = tp;
 	k->fd = fd;
+	k->pidfd = -1;
 	k->watch = emu_engine_watch_fd(tp->port->dev->engine, fd, cb, k);
 	if (!k->watch) {
 		close(fd);
@@ -310,6 +323,42 @@ static int addr_cmp(const struct in6_addr *a, uint16_t ap,
 	return c ? c : (int)ap - (int)bp;
 }
 
+/* The peer has gone (its connection ended, or its process): what it
+ * sent before is read, as datagrams already in a socket would be, and
+ * the channel ends. */
+static void gone(struct wire_conn *k)
+{
+	struct emu_tport *tp = k->tp;
+	char a[INET6_ADDRSTRLEN];
+	unsigned int round;
+
+	for (round = 0; round < EMU_SHM_SLOTS / EMU_UDP_BATCH; round++)
+		if (!emu_rx_batch(tp, false))
+			break;
+	WLOG(tp, "peer %s:%u gone", emu_addr_str(&k->chan->peer, a, sizeof(a)),
+	     k->chan->peer_port);
+	conn_free(tp, k);
+}
+
+static void on_pid_exit(void *arg)
+{
+	gone(arg);
+}
+
+/* Watch the peer process itself, where the kernel allows (pidfd_open,
+ * Linux 5.3): a child it forked may hold the connection open after it
+ * has gone, and then only this tells. */
+static void watch_pid(struct wire_conn *k)
+{
+	if (k->pid <= 0)
+		return;
+	k->pidfd = (int)syscall(SYS_pidfd_open, k->pid, 0);
+	if (k->pidfd < 0)
+		return;
+	k->pid_watch = emu_engine_watch_fd(k->tp->port->dev->engine, k->pidfd,
+					   on_pid_exit, k);
+}
+
 /* A connection's socket: the answer to our hello, or its end. */
 static void on_made(void *arg)
 {
@@ -323,19 +372,9 @@ static void on_made(void *arg)
 		/* Nothing more is said on an open channel: its end. */
 		char b;
 
-		unsigned int round;
-
 		if (recv(k->fd, &b, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN)
 			return;
-		/* What it sent before it went is read, as datagrams
-		 * already in a socket would be. */
-		for (round = 0; round < EMU_SHM_SLOTS / EMU_UDP_BATCH; round++)
-			if (!emu_rx_batch(tp, false))
-				break;
-		WLOG(tp, "peer %s:%u gone",
-		     emu_addr_str(&k->chan->peer, a, sizeof(a)),
-		     k->chan->peer_port);
-		conn_free(tp, k);
+		gone(k);
 		return;
 	}
 	rc = recv_msg(tp, k->fd, &m, EMU_SHM_ANSWER, &fd, 1);
@@ -356,6 +395,7 @@ static void on_made(void *arg)
 		emu_udp_flush(&tp->udp);
 	emu_shm_up(&tp->wire.shm, k->chan, k->area, true, fd);
 	k->up = true;
+	watch_pid(k);
 	WLOG(tp, "peer %s:%u on shared memory",
 	     emu_addr_str(&k->chan->peer, a, sizeof(a)), k->chan->peer_port);
 	/* The peer may have sent before our flag said we sleep: nobody
@@ -431,6 +471,7 @@ static void on_accepted(void *arg)
 		emu_udp_flush(&tp->udp);
 	emu_shm_up(&w->shm, c, k->area, false, fds[1]);
 	k->up = true;
+	watch_pid(k);
 	WLOG(tp, "peer %s:%u on shared memory",
 	     emu_addr_str(&m.addr, a, sizeof(a)), m.port);
 	emu_rx_port(tp);
@@ -451,12 +492,17 @@ static void on_listen(void *arg)
 
 	while ((fd = accept4(tp->wire.listen_fd, NULL, NULL,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		if (!peer_is_us(tp, fd)) {
+		struct wire_conn *k;
+		pid_t pid;
+
+		if (!peer_is_us(tp, fd, &pid)) {
 			tp->wire.refused++;
 			close(fd);
 			continue;
 		}
-		conn_new(tp, fd, on_accepted);
+		k = conn_new(tp, fd, on_accepted);
+		if (k)
+			k->pid = pid;
 	}
 }
 
@@ -470,6 +516,7 @@ static void ask(struct emu_tport *tp, struct emu_shm_chan *c)
 	struct wire_conn *k;
 	char a[INET6_ADDRSTRLEN];
 	int fd, fds[2];
+	pid_t pid;
 
 	if (!addr_cmp(&c->peer, c->peer_port, &tp->port->ep.addr,
 		      tp->port->ep.port)) {
@@ -495,7 +542,7 @@ static void ask(struct emu_tport *tp, struct emu_shm_chan *c)
 		close(fd);
 		goto none;
 	}
-	if (!peer_is_us(tp, fd)) {
+	if (!peer_is_us(tp, fd, &pid)) {
 		w->refused++;
 		close(fd);
 		goto none;
@@ -521,6 +568,7 @@ static void ask(struct emu_tport *tp, struct emu_shm_chan *c)
 		goto none;
 	}
 	k->area = area;
+	k->pid = pid;
 	k->maker = true;
 	k->chan = c;
 	c->ctl = k;

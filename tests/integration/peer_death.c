@@ -233,6 +233,19 @@ int main(void)
 		return 1;
 	}
 	if (!h.is_a) {
+		/* With PEER_DEATH_HOLDER set, B first forks a child that
+		 * keeps every descriptor B had (its wire connection among
+		 * them) open after B has gone, as a program that forks a
+		 * helper would: A must still see B's end. The child leaves
+		 * with A. */
+		pid_t a = getppid();	/* B is A's child */
+
+		if (getenv("PEER_DEATH_HOLDER") && fork() == 0) {
+			/* The parent-death signal is not inherited. */
+			while (kill(a, 0) == 0)
+				usleep(10000);
+			_exit(0);
+		}
 		/* Die as a crash would: no destroy, no goodbye. */
 		kill(getpid(), SIGKILL);
 		_exit(1);

@@ -193,6 +193,21 @@ expect "peer_death: descriptors given back" "$WORK/pd.out" \
 expect "peer_death: no area left mapped" "$WORK/pd.out" \
 	'^PASS: no wire area mapped once the peer is gone$'
 
+# The same, with a child of B's holding B's descriptors (its end of the
+# wire's connection among them) after B has gone: A learns of the death
+# from the process itself (a pidfd), not from the connection.
+env $D PEER_DEATH_HOLDER=1 timeout "$(slack 120)" "$EMU" run "$pd" \
+	>"$WORK/pdh.out" 2>&1
+pd_rc=$?
+[ "$pd_rc" -eq 0 ] && expect "peer_death, a child holding B's descriptors" \
+	"$WORK/pdh.out" "^[0-9]+ passed, 0 failed$" ||
+	bad "peer_death, a child holding B's descriptors: exit $pd_rc" \
+		"$WORK/pdh.out"
+expect "peer_death, a holder: the survivor sees the peer gone" \
+	"$WORK/pdh.out" 'wire: peer 127[0-9.]*:[0-9]* gone$'
+expect "peer_death, a holder: descriptors given back" "$WORK/pdh.out" \
+	'^PASS: descriptors back to [0-9]+ once the peer is gone$'
+
 # ---- helpers of the pairs below ----------------------------------------
 
 # start_pair NAME "SERVER ENV" "CLIENT ENV": an ibv_rc_pingpong pair that
