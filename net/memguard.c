@@ -222,6 +222,40 @@ int emu_guard_icrc(uint32_t *crc, const struct iovec *v, unsigned int n)
 	return rc;
 }
 
+struct touch_arg {
+	const struct iovec *v;
+	unsigned int n;
+	uint8_t sum;
+};
+
+static void do_touch(void *arg)
+{
+	struct touch_arg *t = arg;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		const volatile uint8_t *b = t->v[i].iov_base;
+		size_t len = t->v[i].iov_len, off;
+
+		if (!len)
+			continue;
+		/* A byte of every page the piece spans, and its last. */
+		for (off = 0; off < len;
+		     off += (size_t)pg - ((uintptr_t)(b + off) % (size_t)pg))
+			t->sum += b[off];
+		t->sum += b[len - 1];
+	}
+}
+
+int emu_guard_touch(const struct iovec *v, unsigned int n)
+{
+	struct touch_arg t = { v, n, 0 };
+	struct guard g = { .iov = v, .n = n };
+
+	return run(&g, do_touch, &t);
+}
+
 struct atomic_arg {
 	uint64_t *t;
 	bool cas;

@@ -27,6 +27,10 @@ int emu_guard_copy(void *dst, const void *src, size_t n);
  * EFAULT when a page of one was missing (*crc is then unchanged). */
 int emu_guard_icrc(uint32_t *crc, const struct iovec *v, unsigned int n);
 
+/* Read a byte of every page of the n pieces at v: 0, or EFAULT when one
+ * is missing (what a send that leaves without an ICRC checks instead). */
+int emu_guard_touch(const struct iovec *v, unsigned int n);
+
 /* The responder's atomic on the 8-byte word at t (sequentially
  * consistent against the CPU): compare-and-swap of compare with val when
  * cas, else fetch-and-add of val; *orig the word before. 0, or EFAULT

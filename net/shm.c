@@ -230,7 +230,8 @@ void emu_shm_down(struct emu_shm *s, struct emu_shm_chan *c)
 }
 
 int emu_shm_put(struct emu_shm_chan *c, const struct iovec *iov,
-		unsigned int niov, uint32_t len, uint16_t sport, uint8_t tos)
+		unsigned int niov, uint32_t len, uint16_t sport, uint8_t tos,
+		uint8_t flags)
 {
 	struct emu_shm_frame *f;
 	uint8_t *d;
@@ -264,7 +265,7 @@ int emu_shm_put(struct emu_shm_chan *c, const struct iovec *iov,
 	f->len = len;
 	f->sport = sport;
 	f->tos = tos;
-	f->ttl = 64;
+	f->flags = flags;
 	c->tx_head++;
 	atomic_store_explicit(&c->tx->head, c->tx_head, memory_order_release);
 	c->tx_frames++;
@@ -391,7 +392,8 @@ static unsigned int recv_chan(struct emu_shm_chan *c, struct emu_udp_pkt *out,
 		p->dst = *local;
 		p->sport = f->sport;
 		p->tos = f->tos;
-		p->ttl = f->ttl;
+		p->ttl = 64;
+		p->no_icrc = f->flags & EMU_SHM_F_NO_ICRC;
 		c->rx_tail++;
 		c->rx_frames++;
 		n++;

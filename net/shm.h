@@ -36,9 +36,14 @@ struct emu_shm_frame {
 	uint32_t len;		/* bytes in data: read once, never trusted */
 	uint16_t sport;		/* the UDP source port it stands for */
 	uint8_t tos;		/* IPv4 TOS / IPv6 traffic class, ECN bits */
-	uint8_t ttl;
+	uint8_t flags;		/* EMU_SHM_F_* */
 	uint8_t data[];
 };
+
+/* The frame's ICRC was not computed: memory between two processes
+ * damages nothing, and the receiver checks it only when a fault rule or
+ * a capture needs it, after making it itself. */
+#define EMU_SHM_F_NO_ICRC	0x01
 
 /* The longest frame: the longest datagram. */
 #define EMU_SHM_FRAME_MAX EMU_UDP_BUF
@@ -183,7 +188,8 @@ void emu_shm_down(struct emu_shm *s, struct emu_shm_chan *c);
  * when a piece cannot be read, -EMSGSIZE when too long: nothing is put.
  */
 int emu_shm_put(struct emu_shm_chan *c, const struct iovec *iov,
-		unsigned int niov, uint32_t len, uint16_t sport, uint8_t tos);
+		unsigned int niov, uint32_t len, uint16_t sport, uint8_t tos,
+		uint8_t flags);
 /* Wake the peers that sleep and were sent to since the last flush:
  * returns how many eventfds were written. */
 unsigned int emu_shm_flush(struct emu_shm *s);

@@ -894,6 +894,35 @@ static void cap_uring(struct emu_udp *u, unsigned int i, unsigned int sock,
 	u->tx_note = 0;
 }
 
+/* The ICRC of a datagram whose sender left it to a ring, made here: it
+ * goes to a socket or into a capture after all. 0 or EFAULT. */
+static int seal(const struct emu_udp *u, unsigned int sock,
+		const struct in6_addr *src, const struct in6_addr *dst,
+		uint16_t dport, uint8_t *buf, uint32_t hdr_len,
+		const struct iovec *pay, unsigned int npay, uint32_t tail_len)
+{
+	uint32_t pay_len = 0, pad = 0;
+	unsigned int i;
+
+	for (i = 0; i < npay; i++)
+		pay_len += (uint32_t)pay[i].iov_len;
+	if (!npay || tail_len < ICRC_LEN) {
+		/* All in the buffer, its last 4 bytes the ICRC's. */
+		hdr_len += tail_len - ICRC_LEN;
+	} else {
+		pad = tail_len - ICRC_LEN;
+	}
+	return icrc_seal(u->any && src ? src : &u->local, dst,
+			 u->tx_port[sock], dport, buf, hdr_len, pay, npay,
+			 pay_len, pad);
+}
+
+bool emu_udp_ring_bound(struct emu_udp *u, const struct in6_addr *dst,
+			uint16_t dport)
+{
+	return u->shm && !u->cap && emu_shm_route(u->shm, dst, dport);
+}
+
 /*
  * The datagram as emu_udp_tx_queue_parts got it, into the ring of the
  * peer's channel c: the same bytes, with the source port and traffic
@@ -909,9 +938,20 @@ static void shm_queue(struct emu_udp *u, struct emu_shm_chan *c,
 	struct iovec iov[EMU_UDP_TX_IOV];
 	unsigned int niov = put_parts(iov, buf, hdr_len, pay, npay, tail_len);
 	uint8_t tos = u->tx_tclass | (u->tx_ce ? ECN_CE : ECN_ECT0);
-	int rc;
+	uint8_t flags = u->tx_unsealed ? EMU_SHM_F_NO_ICRC : 0;
+	int rc = 0;
 
-	rc = emu_shm_put(c, iov, niov, len, u->tx_port[sock], tos);
+	u->tx_unsealed = false;
+	/* A capture shows the datagram with its ICRC: made now if the
+	 * sender left it to the ring. */
+	if (flags && u->cap) {
+		rc = seal(u, sock, src, dst, dport, buf, hdr_len, pay, npay,
+			  tail_len);
+		flags = 0;
+	}
+	if (!rc)
+		rc = emu_shm_put(c, iov, niov, len, u->tx_port[sock], tos,
+				 flags);
 	if (rc) {
 		/* A full ring is a peer that stopped reading: lost, as a
 		 * datagram its socket had no room for. */
@@ -958,6 +998,21 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 				 : u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
 			shm_queue(u, c, sock, src, dst, dport, buf, hdr_len,
 				  pay, npay, tail_len, len);
+			return;
+		}
+	}
+	if (u->tx_unsealed) {
+		/* Meant for a ring that has gone since (its peer died while
+		 * the link held this): sealed for the socket. */
+		u->tx_unsealed = false;
+		buf = ur ? ur->tx_buf + (size_t)ur->tx_cur * EMU_UDP_BUF
+			 : u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
+		if (seal(u, sock, src, dst, dport, buf, hdr_len, pay, npay,
+			 tail_len)) {
+			u->tx_dropped++;
+			u->tx_ce = false;
+			u->tx_tclass = 0;
+			u->tx_note = 0;
 			return;
 		}
 	}

@@ -59,6 +59,9 @@ struct emu_udp_pkt {
 	uint16_t sport;		/* host order */
 	uint8_t ttl;		/* IPv4 TTL or IPv6 hop limit */
 	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
+	/* From a ring, without its ICRC (net/shm.h, EMU_SHM_F_NO_ICRC):
+	 * the last 4 bytes are not one. */
+	bool no_icrc;
 };
 
 /* io_uring state (net/udp.c). */
@@ -105,6 +108,9 @@ struct emu_udp {
 	uint8_t *tx_gctl;
 
 	bool tx_ce;			/* the next datagram queued: CE */
+	/* The next datagram queued has no ICRC yet (its sender expected a
+	 * ring): a ring takes it so, a socket after sealing it here. */
+	bool tx_unsealed;
 	uint8_t tx_tclass;		/* ... and its traffic class */
 	uint64_t tx_packets, tx_bytes, tx_dropped;
 	uint64_t rx_joined;		/* GRO datagrams of several packets */
@@ -204,6 +210,10 @@ static inline void emu_udp_tx_tclass(struct emu_udp *u, uint8_t tclass)
  * into u->rx_pkt, as emu_udp_recv() does datagrams: how many. Any thread
  * serialised with the rest may call it. */
 unsigned int emu_udp_recv_shm(struct emu_udp *u);
+
+/* Whether a datagram to dst:dport goes into a ring now. */
+bool emu_udp_ring_bound(struct emu_udp *u, const struct in6_addr *dst,
+			uint16_t dport);
 
 /* Something queued and not yet sent. */
 bool emu_udp_tx_pending(const struct emu_udp *u);

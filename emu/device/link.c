@@ -39,6 +39,7 @@ struct emu_link_pkt {
 	uint8_t sock;
 	uint8_t tclass;
 	bool has_src;
+	bool unsealed;			/* without its ICRC (net/udp.h) */
 	uint32_t note;			/* its capture note */
 	struct in6_addr src, dst;
 };
@@ -210,6 +211,9 @@ hold(struct emu_link *l, uint64_t release_ns, unsigned int sock,
 	if (src)
 		p->src = *src;
 	p->dst = *dst;
+	/* Left without its ICRC for a ring: so it stays until it leaves. */
+	p->unsealed = l->udp->tx_unsealed;
+	l->udp->tx_unsealed = false;
 	l->n++;
 	l->held++;
 	return p;
@@ -267,6 +271,7 @@ void emu_link_send(struct emu_link *l, uint64_t now_ns, unsigned int sock,
 		 npay, tail_len);
 	if (!p) {
 		/* Tail drop: the lost packet never used the wire. */
+		l->udp->tx_unsealed = false;
 		l->start_ps -= tx;
 		l->dropped++;
 		if (l->udp->cap)
@@ -331,6 +336,7 @@ uint64_t emu_link_release(struct emu_link *l, uint64_t now_ns)
 			l->marked++;
 		}
 		emu_udp_tx_tclass(l->udp, p->tclass);
+		l->udp->tx_unsealed = p->unsealed;
 		if (l->udp->cap)
 			l->udp->tx_note = p->note;
 		emu_udp_tx_queue(l->udp, p->sock, p->has_src ? &p->src : NULL,

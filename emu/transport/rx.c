@@ -84,9 +84,14 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 	}
 	/* The kernel hid the IP and UDP headers: the check rebuilds them
 	 * from the addresses and ports, solving for an IPv4 sender's own
-	 * identification (net/icrc.h). */
-	if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport, tp->port->ep.port,
-				u->data, u->len, &pkt.ip_id, &pkt.ip_frag)) {
+	 * identification (net/icrc.h). A ring's frame may come without an
+	 * ICRC (net/shm.h): as sent with identification 0 and DF. */
+	if (u->no_icrc) {
+		pkt.ip_id = 0;
+		pkt.ip_frag = 0x4000;
+	} else if (!icrc_check_rebuilt(&u->src, &u->dst, u->sport,
+				       tp->port->ep.port, u->data, u->len,
+				       &pkt.ip_id, &pkt.ip_frag)) {
 		c->rx_bad_icrc++;
 		DROP("bad ICRC");
 		return;
@@ -165,6 +170,17 @@ static void rx_pkts(struct emu_transport *t, struct emu_tport *tp,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		struct emu_udp_pkt *p = &tp->udp.rx_pkt[i];
+
+		/* A fault rule may damage it and a capture shows it: either
+		 * needs the ICRC its sender left to the ring, made here as
+		 * the sender would have (the frame is our copy). */
+		if (p->no_icrc && p->len >= ICRC_LEN &&
+		    (tp->udp.cap || emu_inject_active(&t->faults))) {
+			icrc_seal(&p->src, &p->dst, p->sport, tp->port->ep.port,
+				  p->data, p->len - ICRC_LEN, NULL, 0, 0, 0);
+			p->no_icrc = false;
+		}
 		if (emu_inject_active(&t->faults)) {
 			/* Captured there, with what a rule did to it. */
 			emu_inject_rx(tp, &tp->udp.rx_pkt[i]);

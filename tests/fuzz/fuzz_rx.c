@@ -609,7 +609,7 @@ static void do_ring(void *arg)
 		fr->len = len;
 		fr->sport = le16(d + 4);
 		fr->tos = d[6];
-		fr->ttl = d[7];
+		fr->flags = d[7];
 		d += RING_FRAME;
 		left -= RING_FRAME;
 		if (given > left)

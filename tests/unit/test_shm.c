@@ -185,7 +185,7 @@ static int put_seq(struct emu_shm_chan *c, uint32_t seq)
 	iov[1] = (struct iovec){ buf + a, 0 };
 	iov[2] = (struct iovec){ buf + a, b - a };
 	iov[3] = (struct iovec){ buf + b, len - b };
-	return emu_shm_put(c, iov, 4, len, sport_of(seq), tos_of(seq));
+	return emu_shm_put(c, iov, 4, len, sport_of(seq), tos_of(seq), 0);
 }
 
 /* The first of n bytes at b that is not what frame seq has there, or n.
@@ -417,13 +417,13 @@ START_TEST(t_put_refused)
 	rig_up(&r);
 	ck_assert_int_eq(emu_guard_install(), 0);
 	iov[0].iov_len = FMAX + 1;
-	ck_assert_int_eq(emu_shm_put(r.c[0], iov, 1, FMAX + 1, 1, 0),
+	ck_assert_int_eq(emu_shm_put(r.c[0], iov, 1, FMAX + 1, 1, 0, 0),
 			 -EMSGSIZE);
 	/* The guard page after the area stands for unmapped application
 	 * memory. */
 	iov[0].iov_len = 16;
 	iov[1].iov_base = r.map + r.body;
-	ck_assert_int_eq(emu_shm_put(r.c[0], iov, 2, 32, 1, 0), -EFAULT);
+	ck_assert_int_eq(emu_shm_put(r.c[0], iov, 2, 32, 1, 0, 0), -EFAULT);
 	ck_assert_uint_eq(atomic_load(&r.a->ring[0].head), 0);
 	ck_assert_uint_eq(r.c[0]->tx_frames, 0);
 	ck_assert(!emu_shm_pending(&r.s[0]));
@@ -471,6 +471,30 @@ START_TEST(t_switch_order)
 	ck_assert(emu_shm_unordered(&r.s[0]));
 	emu_shm_down(&r.s[0], r.c[0]);
 	ck_assert(!emu_shm_unordered(&r.s[0]));
+	rig_down(&r);
+}
+END_TEST
+
+/* A frame left without its ICRC says so, and only such a frame; any
+ * other bit of the flags is ignored. */
+START_TEST(t_no_icrc_flag)
+{
+	struct emu_udp_pkt p[EMU_UDP_BATCH];
+	uint8_t b[64] = { 0 };
+	struct iovec iov = { b, sizeof(b) };
+	struct rig r;
+
+	rig_up(&r);
+	ck_assert_int_eq(emu_shm_put(r.c[0], &iov, 1, sizeof(b), 1, 0,
+				     EMU_SHM_F_NO_ICRC), 0);
+	ck_assert_int_eq(emu_shm_put(r.c[0], &iov, 1, sizeof(b), 1, 0, 0), 0);
+	ck_assert_int_eq(emu_shm_put(r.c[0], &iov, 1, sizeof(b), 1, 0,
+				     0xfe), 0);
+	ck_assert_uint_eq(recv_on(&r, 1, p, EMU_UDP_BATCH), 3);
+	ck_assert(p[0].no_icrc);
+	ck_assert(!p[1].no_icrc);
+	ck_assert(!p[2].no_icrc);
+	ck_assert_uint_eq(p[0].ttl, 64);
 	rig_down(&r);
 }
 END_TEST
@@ -985,6 +1009,7 @@ static Suite *shm_suite(void)
 	tcase_add_test(rings, t_put_refused);
 	tcase_add_test(rings, t_wakes);
 	tcase_add_test(rings, t_switch_order);
+	tcase_add_test(rings, t_no_icrc_flag);
 	suite_add_tcase(s, rings);
 
 	tcase_add_test(hostile, t_torn_frame);
