@@ -189,6 +189,7 @@ enum wire_parse_err wire_pkt_parse(struct wire_pkt *pkt, void *buf,
 		return WIRE_ERR_PAD;
 
 	pkt->hdr = p;
+	pkt->pay = p + info->hdr_len;
 	pkt->info = info;
 	pkt->len = (uint32_t)body;
 	pkt->paylen = (uint32_t)(pay - pad);

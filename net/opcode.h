@@ -188,6 +188,9 @@ struct wire_pkt {
 	const struct wire_opcode_info *info;
 	uint32_t len;		/* BTH .. last payload byte, pad included */
 	uint32_t paylen;	/* payload bytes, pad excluded */
+	/* The payload: right after the headers, unless the receiver has
+	 * it elsewhere (a ring's frame read in place, net/shm.h). */
+	uint8_t *pay;
 };
 
 enum wire_parse_err {

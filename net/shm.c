@@ -355,10 +355,12 @@ void emu_shm_order_end(struct emu_shm *s)
 	}
 }
 
-/* Up to max frames from one channel into out[] and buf. */
+/* Up to max frames from one channel into out[] and buf; shared: frames
+ * without an ICRC are read in place (emu_shm_recv_shared), and the tail
+ * is left for emu_shm_release. */
 static unsigned int recv_chan(struct emu_shm_chan *c, struct emu_udp_pkt *out,
 			      uint8_t *buf, unsigned int max,
-			      const struct in6_addr *local)
+			      const struct in6_addr *local, bool shared)
 {
 	uint32_t head = atomic_load_explicit(&c->rx->head,
 					     memory_order_acquire);
@@ -379,6 +381,7 @@ static unsigned int recv_chan(struct emu_shm_chan *c, struct emu_udp_pkt *out,
 			(const void *)c->rx->slot[c->rx_tail % EMU_SHM_SLOTS];
 		struct emu_udp_pkt *p = &out[n];
 		uint32_t len = f->len;		/* once */
+		uint8_t flags = f->flags;	/* once */
 
 		p->data = buf + (size_t)n * EMU_UDP_BUF;
 		p->truncated = len > EMU_SHM_FRAME_MAX;
@@ -386,26 +389,37 @@ static unsigned int recv_chan(struct emu_shm_chan *c, struct emu_udp_pkt *out,
 			len = EMU_SHM_FRAME_MAX;
 			c->rx_bad++;
 		}
-		memcpy(p->data, (const void *)f->data, len);
+		p->no_icrc = flags & EMU_SHM_F_NO_ICRC;
+		p->shared = NULL;
+		if (shared && p->no_icrc && !p->truncated &&
+		    len > EMU_SHM_HDR_COPY) {
+			p->shared = (const uint8_t *)f->data;
+			memcpy(p->data, (const void *)f->data,
+			       EMU_SHM_HDR_COPY);
+		} else {
+			memcpy(p->data, (const void *)f->data, len);
+		}
 		p->len = len;
 		p->src = c->peer;
 		p->dst = *local;
 		p->sport = f->sport;
 		p->tos = f->tos;
 		p->ttl = 64;
-		p->no_icrc = f->flags & EMU_SHM_F_NO_ICRC;
 		c->rx_tail++;
 		c->rx_frames++;
 		n++;
 	}
-	/* The slots are ours no more once the tail passes them: each frame
-	 * was copied out above. */
-	atomic_store_explicit(&c->rx->tail, c->rx_tail, memory_order_release);
+	/* Copied frames' slots are ours no more once the tail passes them;
+	 * frames read in place keep theirs until emu_shm_release. */
+	if (!shared)
+		atomic_store_explicit(&c->rx->tail, c->rx_tail,
+				      memory_order_release);
 	return n;
 }
 
-unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
-			  unsigned int max, const struct in6_addr *local)
+static unsigned int recv_all(struct emu_shm *s, struct emu_udp_pkt *out,
+			     unsigned int max, const struct in6_addr *local,
+			     bool shared)
 {
 	unsigned int i, n = 0, nup;
 
@@ -424,8 +438,35 @@ unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
 		if (c->broken || !c->ordered)
 			continue;
 		n += recv_chan(c, out + n, s->rx_buf + (size_t)n * EMU_UDP_BUF,
-			       max - n, local);
+			       max - n, local, shared);
 	}
 	s->rr++;
 	return n;
+}
+
+unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
+			  unsigned int max, const struct in6_addr *local)
+{
+	return recv_all(s, out, max, local, false);
+}
+
+unsigned int emu_shm_recv_shared(struct emu_shm *s, struct emu_udp_pkt *out,
+				 unsigned int max,
+				 const struct in6_addr *local)
+{
+	return recv_all(s, out, max, local, true);
+}
+
+void emu_shm_release(struct emu_shm *s)
+{
+	unsigned int i;
+
+	for (i = 0; s && i < s->nup; i++) {
+		struct emu_shm_chan *c = s->up[i];
+
+		if (atomic_load_explicit(&c->rx->tail, memory_order_relaxed) !=
+		    c->rx_tail)
+			atomic_store_explicit(&c->rx->tail, c->rx_tail,
+					      memory_order_release);
+	}
 }

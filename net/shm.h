@@ -211,6 +211,20 @@ unsigned int emu_shm_recv(struct emu_shm *s, struct emu_udp_pkt *out,
  */
 bool emu_shm_set_waiting(struct emu_shm *s, bool on);
 
+/*
+ * As emu_shm_recv, but a frame without an ICRC stays in its ring: only its
+ * first EMU_SHM_HDR_COPY bytes are copied (every header a frame may have;
+ * what the receiver parses and trusts), and out[i].shared points at the
+ * frame in the ring, from which its payload is read once, straight into
+ * its destination. The slots stay the receiver's until emu_shm_release.
+ */
+#define EMU_SHM_HDR_COPY	128
+unsigned int emu_shm_recv_shared(struct emu_shm *s, struct emu_udp_pkt *out,
+				 unsigned int max,
+				 const struct in6_addr *local);
+/* The slots of what emu_shm_recv_shared took go back to their writers. */
+void emu_shm_release(struct emu_shm *s);
+
 /* Whether a channel waits for the socket to be emptied before its ring
  * is read (see emu_shm_chan.ordered). */
 static inline bool emu_shm_unordered(const struct emu_shm *s)

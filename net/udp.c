@@ -343,6 +343,10 @@ static void pkt_defaults(const struct emu_udp *u, struct emu_udp_pkt *p)
 {
 	p->ttl = 64;
 	p->tos = 0;
+	/* A datagram carries its ICRC and is all in our buffer (the same
+	 * slots hold ring frames too). */
+	p->no_icrc = false;
+	p->shared = NULL;
 	if (!u->any)
 		p->dst = u->local;
 	else
@@ -1121,8 +1125,11 @@ bool emu_udp_tx_pending(const struct emu_udp *u)
 	return u->ur ? u->ur->tx_queued > 0 : u->tx_n > 0;
 }
 
-unsigned int emu_udp_recv_shm(struct emu_udp *u)
+unsigned int emu_udp_recv_shm(struct emu_udp *u, bool in_place)
 {
+	if (in_place)
+		return emu_shm_recv_shared(u->shm, u->rx_pkt, EMU_UDP_BATCH,
+					   &u->local);
 	return emu_shm_recv(u->shm, u->rx_pkt, EMU_UDP_BATCH, &u->local);
 }
 

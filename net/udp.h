@@ -62,6 +62,10 @@ struct emu_udp_pkt {
 	/* From a ring, without its ICRC (net/shm.h, EMU_SHM_F_NO_ICRC):
 	 * the last 4 bytes are not one. */
 	bool no_icrc;
+	/* From a ring and read in place: data holds a copy of the first
+	 * EMU_SHM_HDR_COPY bytes (every header), the payload is read from
+	 * here, the frame in the ring, until the batch is done. */
+	const uint8_t *shared;
 };
 
 /* io_uring state (net/udp.c). */
@@ -208,8 +212,9 @@ static inline void emu_udp_tx_tclass(struct emu_udp *u, uint8_t tclass)
 
 /* Receive up to EMU_UDP_BATCH frames from the shared-memory wire's rings
  * into u->rx_pkt, as emu_udp_recv() does datagrams: how many. Any thread
- * serialised with the rest may call it. */
-unsigned int emu_udp_recv_shm(struct emu_udp *u);
+ * serialised with the rest may call it. in_place: payloads are read from
+ * the rings (net/shm.h, emu_shm_recv_shared) until emu_shm_release. */
+unsigned int emu_udp_recv_shm(struct emu_udp *u, bool in_place);
 
 /* Whether a datagram to dst:dport goes into a ring now. */
 bool emu_udp_ring_bound(struct emu_udp *u, const struct in6_addr *dst,

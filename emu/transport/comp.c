@@ -518,7 +518,7 @@ static void on_read_resp(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	off = psn_sub(psn, w->first_psn) * qp->mtu;
 	if (len) {
 		rc = emu_sge_copy(qp, emu_swqe_sge(w), w->num_sge, off,
-				  wire_payload(pkt->w.hdr), len, true);
+				  pkt->w.pay, len, true);
 		if (rc) {
 			fail(qp, (enum ibv_wc_status)rc);
 			return;

@@ -256,7 +256,7 @@ static enum resp_res tm_eager(struct emu_qp *qp, struct emu_rx_pkt *pkt,
 	}
 	if (n) {
 		rc = emu_sge_copy(qp, &r->tm.sge, r->tm.num_sge, r->tm_off,
-				  wire_payload(pkt->w.hdr) + skip, n, true);
+				  pkt->w.pay + skip, n, true);
 		if (rc) {
 			tm_error(qp, (enum ibv_wc_status)rc);
 			return R_NAK_OP;
@@ -300,7 +300,7 @@ static enum resp_res tm_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 {
 	uint32_t flags = pkt->w.info->flags, len = pkt->w.paylen;
 	struct emu_resp_state *r = &qp->resp;
-	uint8_t *pay = wire_payload(pkt->w.hdr);
+	uint8_t *pay = pkt->w.pay;
 	struct emu_tm_match m;
 	bool have;
 
@@ -354,7 +354,7 @@ static enum resp_res do_send(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 		return R_NAK_INV;
 	}
 	rc = emu_sge_copy(qp, w->sge, w->num_sge, qp->resp.rwqe_off,
-			  wire_payload(pkt->w.hdr), len, true);
+			  pkt->w.pay, len, true);
 	if (rc) {
 		recv_error(qp, w, (enum ibv_wc_status)rc);
 		return R_NAK_OP;
@@ -416,7 +416,7 @@ static enum resp_res do_write(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 					IBV_ACCESS_REMOTE_WRITE,
 					&p) != EMU_MR_OK)
 			return R_NAK_ACC;
-		if (emu_guard_copy(p, wire_payload(pkt->w.hdr), len))
+		if (emu_guard_copy(p, pkt->w.pay, len))
 			return unmapped(qp, "RDMA WRITE", r->w_va + r->w_off);
 	}
 	r->w_off += len;
@@ -872,7 +872,7 @@ static void ud_request(struct emu_qp *qp, struct emu_rx_pkt *pkt)
 	rc = emu_sge_copy(qp, w->sge, w->num_sge, 0, grh, sizeof(grh), true);
 	if (!rc && len)
 		rc = emu_sge_copy(qp, w->sge, w->num_sge, sizeof(grh),
-				  wire_payload(pkt->w.hdr), len, true);
+				  pkt->w.pay, len, true);
 	if (rc) {
 		recv_error(qp, w, (enum ibv_wc_status)rc);
 		emu_qp_error(qp, 0);

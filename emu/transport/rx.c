@@ -9,6 +9,7 @@
 #include "emu/transport/transport.h"
 #include "net/hdr.h"
 #include "net/icrc.h"
+#include "net/shm.h"
 
 /* Batches read per wakeup before other sockets and timers get a turn. */
 #define RX_ROUNDS	8
@@ -72,6 +73,14 @@ void emu_rx_one(struct emu_tport *tp, const struct emu_udp_pkt *u)
 		return;
 	}
 	err = wire_pkt_parse(&pkt.w, u->data, u->len);
+	if (!err && u->shared) {
+		/* Headers from our copy, the payload from the ring. */
+		if (pkt.w.info->hdr_len > EMU_SHM_HDR_COPY)
+			err = WIRE_ERR_LEN;
+		else
+			pkt.w.pay = (uint8_t *)u->shared +
+				    (pkt.w.pay - u->data);
+	}
 	if (err == WIRE_ERR_OPCODE) {
 		c->rx_bad_opcode++;
 		DROP("opcode undefined or not emulated");
@@ -222,8 +231,15 @@ unsigned int emu_rx_batch(struct emu_tport *tp, bool sock)
 		tp->sock_skip = n ? 0 : EMU_RX_SOCK_SKIP;
 	}
 	if (rings) {
-		m = emu_udp_recv_shm(&tp->udp);
+		/* Payloads stay in the rings and go straight to their
+		 * memory, unless a capture or a fault rule wants the whole
+		 * frame in hand. */
+		bool in_place = !tp->udp.cap && !emu_inject_active(&t->faults);
+
+		m = emu_udp_recv_shm(&tp->udp, in_place);
 		rx_pkts(t, tp, m);
+		if (in_place)
+			emu_shm_release(tp->udp.shm);
 	}
 	/* One ACK per QP for the whole batch. */
 	emu_resp_flush_acks(t);
