@@ -3,6 +3,7 @@
  * the survivor held for the pair's wire (on shared memory: the unix
  * connection, the peer's eventfd, the mapped area) is given back. */
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -103,12 +104,18 @@ static int warm_up(struct th_host *h, int base, int ev0)
 	struct ibv_wc wc;
 	int all, ev, n = 0;
 
+	struct pollfd pfd = { .fd = h->sock, .events = POLLIN };
+
+	/* Until B says its side is up too (b_ready): B asks again only when
+	 * it has something to send, so the traffic must go on while the
+	 * two engines settle a handshake they both began. */
 	for (;;) {
 		if (th_post_send(h, IBV_WR_RDMA_WRITE, 0, 64, h->peer.addr) ||
 		    th_wait_wc(h, &wc, TH_DEADLINE_MS))
 			return -1;
 		n++;
-		if (!want_shm() ? n >= 8 : channel_up(ev0))
+		if (!want_shm() ? n >= 8 :
+		    channel_up(ev0) && poll(&pfd, 1, 0) == 1)
 			break;
 		if (th_now_us() > deadline)
 			return th_fail(h, "no channel to B after %d WRITEs", n);
@@ -131,8 +138,16 @@ static int b_ready(struct th_host *h, int ev0)
 	double deadline = th_now_us() + 10e6 * th_slack();
 	char up;
 
-	while (want_shm() && !channel_up(ev0) && th_now_us() < deadline)
+	/* Up twice 5 ms apart: a hello the engine is refusing holds its
+	 * descriptors for a moment too. */
+	while (want_shm() && th_now_us() < deadline) {
+		if (channel_up(ev0)) {
+			usleep(5000);
+			if (channel_up(ev0))
+				break;
+		}
 		usleep(1000);
+	}
 	up = !want_shm() || channel_up(ev0);
 	return th_send_msg(h, &up, 1);
 }
