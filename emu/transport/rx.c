@@ -1,6 +1,7 @@
 /* Receive dispatch: every datagram is parsed, its ICRC checked and its QP
  * found before a responder or completer sees it; the rest is counted. */
 #include <string.h>
+#include <unistd.h>
 
 #include "emu/transport/cc.h"
 #include "emu/device/device.h"
@@ -257,9 +258,24 @@ unsigned int emu_rx_batch(struct emu_tport *tp, bool sock)
 
 void emu_rx_port(struct emu_tport *tp)
 {
+	struct emu_shm *s = tp->wire.on ? &tp->wire.shm : NULL;
+	/* The engine receives for the port (not handed to pollers): while
+	 * it is awake its ring peers need not write its eventfd, so the
+	 * flags say so until it is about to sleep again. */
+	bool rings = s && s->waiting;
 	unsigned int round;
 
+	if (rings)
+		emu_shm_set_waiting(s, false);
 	for (round = 0; round < RX_ROUNDS; round++)
 		if (emu_rx_batch(tp, true) < EMU_UDP_BATCH)
 			break;
+	if (rings && emu_shm_set_waiting(s, true)) {
+		/* Frames came between the last look and the flags: nobody
+		 * will write for them, so the engine wakes itself. */
+		uint64_t one = 1;
+
+		if (write(tp->wire.wake_fd, &one, sizeof(one)) < 0)
+			emu_rx_batch(tp, false);
+	}
 }
