@@ -186,6 +186,18 @@ static void json_fab(const struct results *s, const struct row *w,
 	       met(w->better, ratio, w->fab_target) ? "true" : "false");
 }
 
+/* Row r of wire w: best and median of raw and emulated, and the ratio of
+ * the medians (0 without a raw figure). */
+static double row_stat(const struct results *s, int w,
+		       const struct row *r, double *rb, double *rm, double *eb,
+		       double *em)
+{
+	run_stat(r->raw_emu ? s->emu[w] : s->raw, s->runs, r->raw, r->better,
+		 rb, rm);
+	run_stat(s->emu[w], s->runs, r->emu, r->better, eb, em);
+	return *rm > 0 ? *em / *rm : 0;
+}
+
 static void report_json(const struct results *s, const struct bench_sizes *z)
 {
 	double b, m, fb, fm;
@@ -222,13 +234,8 @@ static void report_json(const struct results *s, const struct bench_sizes *z)
 		       scale_errors(s, w));
 		for (k = 0; k < NROWS; k++) {
 			const struct row *r = &rows[k];
-			double rb, rm, eb, em, ratio;
-
-			run_stat(r->raw_emu ? s->emu[w] : s->raw, s->runs,
-				 r->raw, r->better, &rb, &rm);
-			run_stat(s->emu[w], s->runs, r->emu, r->better, &eb,
-				 &em);
-			ratio = rm > 0 ? em / rm : 0;
+			double rb, rm, eb, em;
+			double ratio = row_stat(s, w, r, &rb, &rm, &eb, &em);
 			printf("%s{\"name\": \"%s\", \"unit\": \"%s\", "
 			       "\"raw_best\": %.3f, \"raw_median\": %.3f, "
 			       "\"emu_best\": %.3f, \"emu_median\": %.3f, "
@@ -280,13 +287,8 @@ static void report_text(const struct results *s, const struct bench_sizes *z)
 		       "raw", "emulated", "ratio", "target", "met");
 		for (k = 0; k < NROWS; k++) {
 			const struct row *r = &rows[k];
-			double rb, rm, eb, em, ratio;
-
-			run_stat(r->raw_emu ? s->emu[w] : s->raw, s->runs,
-				 r->raw, r->better, &rb, &rm);
-			run_stat(s->emu[w], s->runs, r->emu, r->better, &eb,
-				 &em);
-			ratio = rm > 0 ? em / rm : 0;
+			double rb, rm, eb, em;
+			double ratio = row_stat(s, w, r, &rb, &rm, &eb, &em);
 			printf(ROW_FMT, r->name, rb, rm, eb, em, ratio,
 			       cmp(r->better), r->target,
 			       met(r->better, ratio, r->target) ? "yes" : "no");

@@ -3,6 +3,7 @@
  * user may enter, so that the sockets' mode is a second lock, not the
  * only one. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,4 +102,22 @@ int emu_ctl_dir_make(const char *dir, char *why, size_t whylen)
 		return -1;
 	}
 	return 0;
+}
+
+int emu_rundir_file(char *buf, size_t len, const char *fmt, ...)
+{
+	char dir[200], why[256];
+	va_list ap;
+	int n, m;
+
+	if (emu_ctl_dir(dir, sizeof(dir)) ||
+	    emu_ctl_dir_make(dir, why, sizeof(why)))
+		return -1;
+	n = snprintf(buf, len, "%s/", dir);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
 }

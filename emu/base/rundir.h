@@ -19,6 +19,11 @@ int emu_ctl_dir(char *buf, size_t len);
 /* Make the directory if it is missing (mode 0700), and check that it is
  * a directory of ours that nobody else may enter: 0, or -1 with why. */
 int emu_ctl_dir_make(const char *dir, char *why, size_t whylen);
+/* The path of a file of the runtime directory (made and checked as
+ * emu_ctl_dir_make does) into buf: the directory, '/', then fmt. 0, or -1
+ * without a directory of ours or when it does not fit. */
+int emu_rundir_file(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * A job: the processes started under one `emuverbs run`, or any that the

@@ -27,15 +27,10 @@
 static int pulse_path(char *buf, size_t len, const struct in6_addr *addr,
 		      uint16_t udp_port)
 {
-	char dir[200], why[256], a[INET6_ADDRSTRLEN];
-	int n;
+	char a[INET6_ADDRSTRLEN];
 
-	if (emu_ctl_dir(dir, sizeof(dir)) ||
-	    emu_ctl_dir_make(dir, why, sizeof(why)))
-		return -1;
 	emu_addr_str(addr, a, sizeof(a));
-	n = snprintf(buf, len, "%s/pulse-%s-%u", dir, a, udp_port);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	return emu_rundir_file(buf, len, "pulse-%s-%u", a, udp_port);
 }
 
 /* A file of ours: a regular file of this user's, of the page's size when

@@ -70,16 +70,11 @@ static uint64_t netns_ino(void)
 static int wire_path(char *buf, size_t len, uint64_t netns,
 		     const struct in6_addr *addr, uint16_t port)
 {
-	char dir[200], why[256], a[INET6_ADDRSTRLEN];
-	int n;
+	char a[INET6_ADDRSTRLEN];
 
-	if (emu_ctl_dir(dir, sizeof(dir)) ||
-	    emu_ctl_dir_make(dir, why, sizeof(why)))
-		return -1;
 	emu_addr_str(addr, a, sizeof(a));
-	n = snprintf(buf, len, "%s/wire-%llu-%s-%u", dir,
-		     (unsigned long long)netns, a, port);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	return emu_rundir_file(buf, len, "wire-%llu-%s-%u",
+			       (unsigned long long)netns, a, port);
 }
 
 /* The kernel's word on who is at the other end: this user, or nobody.
