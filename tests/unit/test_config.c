@@ -128,7 +128,7 @@ static void clear_env(void)
 		"EMUVERBS_PORT_STATE", "EMUVERBS_UDP_IO", "XDG_CONFIG_HOME",
 		"EMUVERBS_JITTER_US", "EMUVERBS_JITTER", "EMUVERBS_LINK_SEED",
 		"EMUVERBS_ECN_THRESHOLD", "EMUVERBS_DCQCN",
-		"EMUVERBS_UDP_PORT", "EMUVERBS_FAULT",
+		"EMUVERBS_UDP_PORT", "EMUVERBS_FAULT", "EMUVERBS_WIRE",
 	};
 	unsigned int i;
 
@@ -284,6 +284,7 @@ static const char full_file[] =
 	"jitter = Normal\n"
 	"link_seed = 4294967295\n"
 	"udp_io = IO_URING\n"
+	"wire = UDP\n"
 	"address = 10.1.2.3\n"
 	"gid = 255 fe80::1 ib\n"
 	"gid = 0 192.168.0.1\n"
@@ -354,6 +355,7 @@ START_TEST(full_file_every_key)
 	ck_assert_uint_eq(p->jitter, EMU_JITTER_NORMAL);
 	ck_assert_uint_eq(p->link_seed, 4294967295u);
 	ck_assert(p->udp_uring);
+	ck_assert_uint_eq(p->wire, EMU_WIRE_UDP);
 	ck_assert(p->has_address);
 	v4mapped(p->address.s6_addr, "10.1.2.3");
 	ck_assert_str_eq(p->netdev, "");
@@ -387,7 +389,7 @@ START_TEST(full_file_with_one_error)
 	/* The same file with one bad line at its end: the device is gone. */
 	int n = parse(full_file);
 
-	one_error(n, "t.conf", 52, "address", "missing value");
+	one_error(n, "t.conf", 53, "address", "missing value");
 	ck_assert_uint_eq(cfg.ndevices, 0);
 }
 END_TEST
@@ -552,6 +554,7 @@ static const struct bad_value bad_values[] = {
 	{ 1, "dcqcn_f", "1001", "out of range (0..1000)" },
 	{ 1, "dcqcn_timer_us", "0", "out of range (1..1000000)" },
 	{ 1, "udp_io", "uring", "uring is not one of auto, mmsg, io_uring" },
+	{ 1, "wire", "tcp", "tcp is not one of auto, udp, shm" },
 	{ 1, "address", "127.0.0.256", "is not an IPv4 or IPv6 address" },
 	{ 1, "address", "localhost", "is not an IPv4 or IPv6 address" },
 	{ 1, "address", "fe80::1%lo", "is not an IPv4 or IPv6 address" },
@@ -1083,6 +1086,7 @@ START_TEST(env_good)
 	setenv("EMUVERBS_LATENCY_US", "250", 1);
 	setenv("EMUVERBS_PORT_STATE", "down", 1);
 	setenv("EMUVERBS_UDP_IO", "io_uring", 1);
+	setenv("EMUVERBS_WIRE", "shm", 1);
 	setenv("EMUVERBS_JITTER_US", "7", 1);
 	setenv("EMUVERBS_JITTER", "uniform", 1);
 	setenv("EMUVERBS_LINK_SEED", "9", 1);
@@ -1101,6 +1105,7 @@ START_TEST(env_good)
 	ck_assert_uint_eq(cfg.devices[0].ports[0].latency_us, 250);
 	ck_assert(!cfg.devices[0].ports[0].active);
 	ck_assert(cfg.devices[0].ports[0].udp_uring);
+	ck_assert_uint_eq(cfg.devices[0].ports[0].wire, EMU_WIRE_SHM);
 	ck_assert_uint_eq(cfg.devices[0].ports[0].jitter_us, 7);
 	ck_assert_uint_eq(cfg.devices[0].ports[0].jitter, EMU_JITTER_UNIFORM);
 	ck_assert_uint_eq(cfg.devices[0].ports[0].link_seed, 9);
@@ -1166,6 +1171,7 @@ static const struct {
 	{ "EMUVERBS_LATENCY_US", "-5", "-5 is not a number" },
 	{ "EMUVERBS_PORT_STATE", "init", "init is not one of active, down" },
 	{ "EMUVERBS_UDP_IO", "uring", "uring is not one of auto, mmsg, io_uring" },
+	{ "EMUVERBS_WIRE", "tcp", "tcp is not one of auto, udp, shm" },
 	{ "EMUVERBS_JITTER_US", "10000001", "10000001 is out of range "
 	  "(0..10000000)" },
 	{ "EMUVERBS_JITTER", "gauss", "gauss is not one of constant, uniform, "
