@@ -470,10 +470,6 @@ static int ah_attr_check(struct emu_device *dev, const struct ibv_ah_attr *ah)
  * their MR flags here, and a QP's local writes are always allowed. So is
  * ON_DEMAND, an MR flag rdma-core's test_odp passes the same way: mlx5
  * reads only the remote enables (to_mlx5_access_flags()). */
-#define QP_ACCESS_OK (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
-		      IBV_ACCESS_ON_DEMAND)
-
 int emu_qp_attr_values_check(struct emu_device *dev, enum ibv_qp_type type,
 			     const struct ibv_qp_attr *attr, int attr_mask)
 {
@@ -562,11 +558,9 @@ int emu_qp_attr_values_check(struct emu_device *dev, enum ibv_qp_type type,
 				  lim->max_qp_rd_atom);
 
 	if (attr_mask & M_ACCESS) {
-		if (attr->qp_access_flags & ~QP_ACCESS_OK)
-			return emu_refuse(EINVAL, MOD "qp_access_flags %#x: "
-					  "only local write and the remote "
-					  "enables",
-					  attr->qp_access_flags);
+		/* Bits other than the remote enables (MW_BIND, as DAPL sets,
+		 * ZERO_BASED, ...) mean nothing to a QP: kept and ignored, as
+		 * rxe and mlx5 do (doc/semantics.md). */
 		/* A device without atomics cannot promise to serve them. */
 		if ((attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC) &&
 		    lim->atomic_cap == IBV_ATOMIC_NONE)

@@ -247,6 +247,13 @@ START_TEST(t_create_query_destroy)
 	ck_assert_int_eq(attr.qp_state, IBV_QPS_INIT);
 	ck_assert_int_eq(attr.port_num, 1);
 	ck_assert_int_eq(attr.qp_access_flags, ALL_ACCESS);
+	/* MW_BIND in a QP's access flags means nothing, and is taken and
+	 * kept as rxe keeps it (DAPL's dtest sets it). */
+	attr.qp_access_flags = ALL_ACCESS | IBV_ACCESS_MW_BIND;
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_ACCESS_FLAGS), 0);
+	ck_assert_int_eq(ibv_query_qp(qp, &attr, IBV_QP_ACCESS_FLAGS, &qia), 0);
+	ck_assert_int_eq(attr.qp_access_flags,
+			 ALL_ACCESS | IBV_ACCESS_MW_BIND);
 	/* INIT -> RTS skips RTR: refused, state unchanged. */
 	attr.qp_state = IBV_QPS_RTS;
 	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE), EINVAL);
