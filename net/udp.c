@@ -898,6 +898,24 @@ static void cap_uring(struct emu_udp *u, unsigned int i, unsigned int sock,
 	u->tx_note = 0;
 }
 
+/* The send buffer emu_udp_tx_buf() last handed out, whose datagram is
+ * being queued. */
+static uint8_t *handed_buf(const struct emu_udp *u)
+{
+	if (u->ur)
+		return u->ur->tx_buf + (size_t)u->ur->tx_cur * EMU_UDP_BUF;
+	return u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
+}
+
+/* What was set for the datagram being queued (its CE mark, traffic class
+ * and capture note) is spent, whether it went or not. */
+static void marks_done(struct emu_udp *u)
+{
+	u->tx_ce = false;
+	u->tx_tclass = 0;
+	u->tx_note = 0;
+}
+
 /* The ICRC of a datagram whose sender left it to a ring, made here: it
  * goes to a socket or into a capture after all. 0 or EFAULT. */
 static int seal(const struct emu_udp *u, unsigned int sock,
@@ -958,10 +976,9 @@ static void shm_queue(struct emu_udp *u, struct emu_shm_chan *c,
 				 flags);
 	if (rc) {
 		/* A full ring is a peer that stopped reading: lost, as a
-		 * datagram its socket had no room for. */
+		 * datagram its socket had no room for (the channel counts
+		 * it too, as ring_full). */
 		u->tx_dropped++;
-		if (rc == -ENOBUFS)
-			u->shm_tx_dropped++;
 	} else {
 		u->tx_packets++;
 		u->tx_bytes += len;
@@ -975,9 +992,7 @@ static void shm_queue(struct emu_udp *u, struct emu_shm_chan *c,
 		fill_msg(u, &mh, &name, iov, niov, ctl, src, dst, dport);
 		emu_udp_cap_tx(u, &mh, sock, iov, niov, 0, u->tx_note);
 	}
-	u->tx_ce = false;
-	u->tx_tclass = 0;
-	u->tx_note = 0;
+	marks_done(u);
 }
 
 void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
@@ -998,10 +1013,8 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 		struct emu_shm_chan *c = emu_shm_route(u->shm, dst, dport);
 
 		if (c) {
-			buf = ur ? ur->tx_buf + (size_t)ur->tx_cur * EMU_UDP_BUF
-				 : u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
-			shm_queue(u, c, sock, src, dst, dport, buf, hdr_len,
-				  pay, npay, tail_len, len);
+			shm_queue(u, c, sock, src, dst, dport, handed_buf(u),
+				  hdr_len, pay, npay, tail_len, len);
 			return;
 		}
 	}
@@ -1009,14 +1022,10 @@ void emu_udp_tx_queue_parts(struct emu_udp *u, unsigned int sock,
 		/* Meant for a ring that has gone since (its peer died while
 		 * the link held this): sealed for the socket. */
 		u->tx_unsealed = false;
-		buf = ur ? ur->tx_buf + (size_t)ur->tx_cur * EMU_UDP_BUF
-			 : u->tx_buf + (size_t)u->tx_n * EMU_UDP_BUF;
-		if (seal(u, sock, src, dst, dport, buf, hdr_len, pay, npay,
-			 tail_len)) {
+		if (seal(u, sock, src, dst, dport, handed_buf(u), hdr_len, pay,
+			 npay, tail_len)) {
 			u->tx_dropped++;
-			u->tx_ce = false;
-			u->tx_tclass = 0;
-			u->tx_note = 0;
+			marks_done(u);
 			return;
 		}
 	}

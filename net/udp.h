@@ -138,7 +138,6 @@ struct emu_udp {
 	 * alone: a datagram to a peer it reaches goes into that peer's ring
 	 * instead of a socket, as the same bytes. Not owned. */
 	struct emu_shm *shm;
-	uint64_t shm_tx_dropped;	/* of those, lost: ring full */
 };
 
 /* Set up the I/O of an endpoint socket: receive options on rx_fd, the send

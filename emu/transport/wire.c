@@ -36,7 +36,6 @@ struct wire_conn {
 	struct emu_watch *watch;
 	struct emu_shm_chan *chan;	/* the entry it serves, once known */
 	struct emu_shm_area *area;	/* mapped, once there is one */
-	bool maker;			/* we connected and made the area */
 	bool up;			/* the channel runs over it */
 	pid_t pid;			/* the peer, as the kernel said */
 	/* The peer process's pidfd, readable once it has exited: a child
@@ -472,7 +471,6 @@ static void on_accepted(void *arg)
 	emu_rx_port(tp);
 	return;
 refuse:
-	w->refused++;
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (fds[1] >= 0)
@@ -491,7 +489,6 @@ static void on_listen(void *arg)
 		pid_t pid;
 
 		if (!peer_is_us(tp, fd, &pid)) {
-			tp->wire.refused++;
 			close(fd);
 			continue;
 		}
@@ -538,7 +535,6 @@ static void ask(struct emu_tport *tp, struct emu_shm_chan *c)
 		goto none;
 	}
 	if (!peer_is_us(tp, fd, &pid)) {
-		w->refused++;
 		close(fd);
 		goto none;
 	}
@@ -564,7 +560,6 @@ static void ask(struct emu_tport *tp, struct emu_shm_chan *c)
 	}
 	k->area = area;
 	k->pid = pid;
-	k->maker = true;
 	k->chan = c;
 	c->ctl = k;
 	c->state = EMU_SHM_ASKED;

@@ -28,7 +28,6 @@ struct emu_wire_port {
 	/* Connections whose hello has not come yet (accepted), or whose
 	 * answer has not (made), and those that carry a channel. */
 	struct wire_conn *conns;
-	uint64_t refused;		/* peers turned away, and why logged */
 };
 
 /* Offer the shared-memory wire on tp's port when its configuration and
